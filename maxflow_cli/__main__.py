@@ -1,0 +1,3 @@
+from maxflow_cli.cli import main
+
+main()

@@ -1,0 +1,135 @@
+"""`maxflow solve FILE`: read a DIMACS max file, solve it, report the value, times and counters."""
+
+import json
+import sys
+import time
+
+import click
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from maxflow_cli.check import check_answer
+from maxflow_cli.dimacs.reader import read_network
+from maxflow_cli.dimacs.writer import write_rows
+from maxflow_cli.errors import CheckFailed
+from maxflow_cli.outputs import atomic_output
+from maxflow_cli.residual import build_residual
+from maxflow_cli.solvers import REGISTRY, SolveOptions, all_parameters, get_solver
+
+TIME_PHASES = ("read", "build", "compile", "stage1", "stage2", "check")
+
+
+def _solver_parameter_options(command):
+    """Add one --flag per solver parameter in the registry (declared once, there)."""
+    for parameter in reversed(list(all_parameters().values())):
+        command = click.option(parameter.flag, parameter.name, type=parameter.type,
+                               default=None, help=f"{parameter.help} [default: "
+                               f"{parameter.default}]")(command)
+    return command
+
+
+@click.command()
+@click.argument("file", metavar="FILE")
+@click.option("--solver", "-s", "solver_name", default="hipr", show_default=True,
+              type=click.Choice(list(REGISTRY)), help="Which solver to run.")
+@click.option("--device", type=click.Choice(["cpu", "gpu"]), default=None,
+              help="Where solvers that have both versions run (default: their first).")
+@click.option("--check", "run_check", is_flag=True,
+              help="Verify the answer with a minimum-cut certificate; exit 1 if it fails.")
+@click.option("--cut", "cut_file", metavar="FILE",
+              help="Write the source side of a minimum cut: an 'n ID' line per vertex.")
+@click.option("--flow", "flow_file", metavar="FILE",
+              help="Write the flow (runs stage 2): 's VALUE', then 'f U V FLOW' per input arc.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.option("--lenient", is_flag=True,
+              help="Accept a number of 'a' lines different from the 'p' line's, with a warning.")
+@_solver_parameter_options
+def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, lenient,
+          **solver_params):
+    """Solve the max-flow problem in FILE (DIMACS max; .gz/.bz2/.xz; '-' for stdin)."""
+    spec = get_solver(solver_name)
+    given = {name: value for name, value in solver_params.items() if value is not None}
+    options = spec.resolve(SolveOptions(want_flow=flow_file is not None, device=device,
+                                        params=given))
+    times = dict.fromkeys(TIME_PHASES, 0.0)
+
+    started = time.perf_counter()
+    network, warnings = read_network(file, lenient=lenient)
+    times["read"] = time.perf_counter() - started
+    for warning in warnings:
+        click.echo(f"maxflow: warning: {warning}", err=True)
+
+    started = time.perf_counter()
+    graph = build_residual(network)
+    times["build"] = time.perf_counter() - started
+
+    times["compile"] = spec.prepare(options)
+    result = spec.solve(graph, options)
+    times.update(result.times)
+
+    certificate = None
+    if run_check or cut_file:
+        started = time.perf_counter()
+        certificate = check_answer(graph, result)
+        if run_check:
+            times["check"] = time.perf_counter() - started
+    if flow_file:
+        with atomic_output(flow_file) as stream:
+            stream.write(f"s {result.flow_value}\n".encode())
+            write_rows(stream, b"f", [network.tails + 1, network.heads + 1, graph.flows(result.res)],
+                       [0, 0, 0])
+    if cut_file:
+        with atomic_output(cut_file) as stream:
+            stream.write(f"c source side of a minimum cut, capacity {certificate.cut_capacity}\n"
+                         .encode())
+            write_rows(stream, b"n", [np.flatnonzero(certificate.source_side) + 1], [0])
+
+    report = {
+        "file": file,
+        "solver": spec.name,
+        "device": options.device,
+        "flow_value": result.flow_value,
+        "n": graph.n,
+        "m": graph.m,
+        "times": times,
+        "counters": result.counters,
+        "params": options.params,
+    }
+    if certificate is not None and run_check:
+        report["check"] = {"ok": certificate.ok, "problems": certificate.problems,
+                           "cut_capacity": certificate.cut_capacity}
+    if result.trace:
+        report["trace"] = result.trace
+    if as_json:
+        click.echo(json.dumps(report))
+    else:
+        _print_report(report)
+    if certificate is not None and run_check and not certificate.ok:
+        raise CheckFailed("the answer certificate fails: " + "; ".join(certificate.problems))
+
+
+def _print_report(report: dict) -> None:
+    console = Console(file=sys.stdout)
+    console.print(f"[bold]flow value[/bold] {report['flow_value']}   "
+                  f"({report['solver']} on {report['device']}, n={report['n']}, m={report['m']})")
+    table = Table(show_header=True, header_style="bold", box=None)
+    table.add_column("phase")
+    table.add_column("seconds", justify="right")
+    for phase, seconds in report["times"].items():
+        table.add_row(phase, f"{seconds:.4f}")
+    counters = Table(show_header=True, header_style="bold", box=None)
+    counters.add_column("counter")
+    counters.add_column("count", justify="right")
+    for name, count in report["counters"].items():
+        counters.add_row(name, f"{count:,}")
+    grid = Table.grid(padding=(0, 4))
+    grid.add_row(table, counters)
+    console.print(grid)
+    if "check" in report:
+        check = report["check"]
+        if check["ok"]:
+            console.print(f"[green]check passed[/green]: a cut of capacity "
+                          f"{check['cut_capacity']} equals the flow value")
+        else:
+            console.print("[red]check FAILED[/red]: " + "; ".join(check["problems"]))

@@ -1,0 +1,1 @@
+"""DIMACS `max` files: the reader (reader.py) and the writer (writer.py)."""

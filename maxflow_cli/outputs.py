@@ -1,0 +1,52 @@
+"""Output files written atomically: to a temporary name beside the target, then renamed.
+
+A failed or interrupted command never leaves a half-written file under the name asked for.
+The suffixes ``.gz``, ``.bz2`` and ``.xz`` compress.
+"""
+
+import bz2
+import contextlib
+import gzip
+import lzma
+import os
+import sys
+import tempfile
+from typing import BinaryIO, Iterator
+
+from maxflow_cli.errors import MaxflowError
+
+_COMPRESSORS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+
+@contextlib.contextmanager
+def atomic_output(path: str) -> Iterator[BinaryIO]:
+    """Yield a binary stream for ``path`` ('-' is stdout); the file appears only on success."""
+    if path == "-":
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=".maxflow-", suffix=".tmp", dir=directory)
+    except OSError as error:
+        raise MaxflowError(f"{path}: cannot write: {error.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            opener = _COMPRESSORS.get(os.path.splitext(path)[1].lower())
+            if opener is None:
+                yield raw
+            else:
+                with opener(raw, "wb") as compressed:
+                    yield compressed
+        os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

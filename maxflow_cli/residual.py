@@ -1,0 +1,119 @@
+"""The one residual graph every solver uses (DESIGN §2; Gutiérrez Mota 2012, table 3.1).
+
+Forward-star arrays, structure of arrays, the same buffers for Numba and PyCUDA: the out-arcs
+of vertex u are ``first[u] .. first[u+1]-1``; arc a goes to ``head[a]``, its paired reverse
+arc is ``rev[a]``, ``cap[a]`` is its original capacity (0 for the reverse arc of an input
+arc). Every input arc i gives the pair u->v (cap c) and v->u (cap 0); ``arc_of_input[i]`` is
+the forward one. Within a vertex, arcs keep input order (as hi_pr's parser lays them out).
+Solver state lives outside: residuals ``res`` (int64[2m]), ``excess`` (int64[n]) and
+``label`` (int32[n]).
+"""
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from maxflow_cli.errors import ParameterError
+from maxflow_cli.network import MAX_CAPACITY, Network
+
+INT64_MAX = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class ResidualGraph:
+    n: int
+    source: int
+    sink: int
+    first: np.ndarray  # int32[n+1]
+    head: np.ndarray  # int32[2m]
+    rev: np.ndarray  # int32[2m]
+    cap: np.ndarray  # int64[2m]
+    arc_of_input: np.ndarray  # int32[m]
+    network: Network
+
+    @property
+    def m(self) -> int:
+        """Number of input arcs (residual arcs: 2m)."""
+        return self.network.m
+
+    def initial_residuals(self) -> np.ndarray:
+        return self.cap.copy()
+
+    def flows(self, res: np.ndarray) -> np.ndarray:
+        """Flow on each input arc, in input order, from the residuals."""
+        arcs = self.arc_of_input
+        return self.cap[arcs] - res[arcs]
+
+
+@numba.njit(cache=True)
+def _build(n, tails, heads, caps):
+    m = tails.shape[0]
+    first = np.zeros(n + 1, np.int32)
+    for i in range(m):
+        first[tails[i] + 1] += 1
+        first[heads[i] + 1] += 1
+    for u in range(n):
+        first[u + 1] += first[u]
+    fill = first[:n].copy()
+    head = np.empty(2 * m, np.int32)
+    rev = np.empty(2 * m, np.int32)
+    cap = np.empty(2 * m, np.int64)
+    arc_of_input = np.empty(m, np.int32)
+    for i in range(m):
+        u = tails[i]
+        v = heads[i]
+        forward = fill[u]
+        fill[u] += 1
+        backward = fill[v]
+        fill[v] += 1
+        head[forward] = v
+        head[backward] = u
+        rev[forward] = backward
+        rev[backward] = forward
+        cap[forward] = caps[i]
+        cap[backward] = 0
+        arc_of_input[i] = forward
+    return first, head, rev, cap, arc_of_input
+
+
+@numba.njit(cache=True)
+def _source_total_overflows(source, tails, heads, caps, limit):
+    """Whether the capacities leaving the source (self-loops aside) sum to more than limit."""
+    total = 0
+    for i in range(tails.shape[0]):
+        if tails[i] == source and heads[i] != source:
+            if caps[i] > limit - total:
+                return True
+            total += caps[i]
+    return False
+
+
+def build_residual(network: Network) -> ResidualGraph:
+    """Build the residual graph in O(m) (counting sort by tail), after checking the network.
+
+    Capacities above 2^62 and networks whose source capacity sums past 2^63-1 are refused:
+    every excess and the flow value are bounded by that sum, so nothing can overflow int64.
+    """
+    n = network.n
+    tails = np.ascontiguousarray(network.tails, dtype=np.int32)
+    heads = np.ascontiguousarray(network.heads, dtype=np.int32)
+    caps = np.ascontiguousarray(network.caps, dtype=np.int64)
+    if n < 2 or not (0 <= network.source < n and 0 <= network.sink < n):
+        raise ParameterError(f"the source and sink must be vertices of a network with n >= 2")
+    if network.source == network.sink:
+        raise ParameterError("the source and the sink are the same vertex")
+    if 2 * network.m > 2**31 - 1:
+        raise ParameterError(f"{network.m} arcs: at most {2**30 - 1} are supported")
+    if network.m:
+        if min(tails.min(), heads.min()) < 0 or max(tails.max(), heads.max()) >= n:
+            raise ParameterError(f"an arc has an end outside the {n} vertices")
+        if caps.min() < 0 or caps.max() > MAX_CAPACITY:
+            raise ParameterError("arc capacities must lie in 0..2^62")
+    if _source_total_overflows(network.source, tails, heads, caps, INT64_MAX):
+        raise ParameterError(
+            "the capacities leaving the source sum past 2^63-1: flow values would overflow "
+            "64-bit integers")
+    first, head, rev, cap, arc_of_input = _build(n, tails, heads, caps)
+    return ResidualGraph(n, network.source, network.sink, first, head, rev, cap, arc_of_input,
+                         network)

@@ -1,0 +1,25 @@
+"""What a solver returns: one shape for every solver (the registry's calling convention)."""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class SolveResult:
+    """The outcome of one solve.
+
+    ``res`` holds the final residual capacities: a maximum preflow after stage 1, a maximum
+    flow when ``is_flow`` (stage 2 ran). ``times`` are seconds per phase (``stage1``,
+    ``stage2`` and solver-specific ones such as ``global_relabel``, ``kernels``, ``transfer``);
+    ``counters`` count operations (pushes, relabels, global updates, gaps, launches, ...).
+    ``trace`` lists one record per round for the solvers that work in rounds.
+    """
+
+    solver: str
+    flow_value: int
+    res: np.ndarray
+    is_flow: bool
+    times: dict[str, float] = field(default_factory=dict)
+    counters: dict[str, int] = field(default_factory=dict)
+    trace: list[dict] = field(default_factory=list)

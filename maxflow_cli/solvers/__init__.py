@@ -1,0 +1,98 @@
+"""The solver registry: every solver is a SolverSpec, called the same way.
+
+``spec.prepare(options)`` compiles what the solver needs (Numba functions, CUDA kernels) and
+returns the seconds it took, so that compile time stays out of solve times;
+``spec.solve(graph, options)`` returns a SolveResult. ``spec.unavailable(options)`` says why
+a solver cannot run here (no GPU, no PyCUDA), or None.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from maxflow_cli.errors import ParameterError, SolverUnavailable
+from maxflow_cli.residual import ResidualGraph
+from maxflow_cli.result import SolveResult
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A tuning value a solver takes, exposed on the command line as ``--name``."""
+
+    name: str  # python name, e.g. "global_update_frequency"
+    type: type
+    default: Any
+    help: str
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass
+class SolveOptions:
+    """How to solve: whether a flow (stage 2) is wanted, where, and solver parameters."""
+
+    want_flow: bool = False
+    device: str | None = None  # "cpu" or "gpu" for solvers that have both; None: the default
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SolverSpec:
+    name: str
+    summary: str
+    citation: str
+    solve: Callable[[ResidualGraph, SolveOptions], SolveResult]
+    prepare: Callable[[SolveOptions], float]
+    parameters: tuple[Parameter, ...] = ()
+    devices: tuple[str, ...] = ("cpu",)
+    unavailable: Callable[[SolveOptions], str | None] = lambda options: None
+
+    def resolve(self, options: SolveOptions) -> SolveOptions:
+        """Options with defaults filled in; refuses parameters and devices this solver lacks."""
+        known = {p.name: p for p in self.parameters}
+        for name in options.params:
+            if name not in known:
+                flag = "--" + name.replace("_", "-")
+                raise ParameterError(f"{flag} does not apply to solver '{self.name}'")
+        device = options.device or self.devices[0]
+        if device not in self.devices:
+            raise ParameterError(
+                f"solver '{self.name}' runs on {', '.join(self.devices)}, not on '{device}'")
+        params = {name: p.default for name, p in known.items()}
+        params.update(options.params)
+        resolved = SolveOptions(options.want_flow, device, params)
+        reason = self.unavailable(resolved)
+        if reason:
+            raise SolverUnavailable(f"solver '{self.name}' cannot run here: {reason}")
+        return resolved
+
+
+REGISTRY: dict[str, SolverSpec] = {}
+
+
+def register(spec: SolverSpec) -> SolverSpec:
+    REGISTRY[spec.name] = spec
+    return spec
+
+
+def get_solver(name: str) -> SolverSpec:
+    if name not in REGISTRY:
+        raise ParameterError(f"unknown solver '{name}'; known: {', '.join(REGISTRY)}")
+    return REGISTRY[name]
+
+
+def all_parameters() -> dict[str, Parameter]:
+    """Every solver parameter by name (solvers that share a name share its meaning)."""
+    table: dict[str, Parameter] = {}
+    for spec in REGISTRY.values():
+        for parameter in spec.parameters:
+            table.setdefault(parameter.name, parameter)
+    return table
+
+
+def _load_solvers() -> None:
+    from maxflow_cli.solvers import hipr  # noqa: F401  (registers itself)
+
+
+_load_solvers()

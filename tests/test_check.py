@@ -1,0 +1,61 @@
+"""The answer certificate must accept right answers and reject each kind of wrong one."""
+
+import dataclasses
+
+from maxflow_cli.check import check_answer
+from maxflow_cli.network import Network
+from maxflow_cli.residual import build_residual
+from maxflow_cli.result import SolveResult
+from maxflow_cli.solvers import SolveOptions, get_solver
+
+# s=0 -> 1 -> 3=t, s -> 2 -> t and 1 -> 2: maximum flow 9, minimum cut S = {0, 1}
+# (arcs 1->3, 1->2 and 0->2: 5 + 1 + 3)
+ARCS = [(0, 1, 9), (1, 3, 5), (0, 2, 3), (2, 3, 7), (1, 2, 1)]
+
+
+def solved(want_flow=True):
+    graph = build_residual(Network.from_arcs(4, 0, 3, ARCS))
+    return graph, get_solver("hipr").solve(graph, SolveOptions(want_flow=want_flow,
+                                                               params=_hipr_defaults()))
+
+
+def _hipr_defaults():
+    return {p.name: p.default for p in get_solver("hipr").parameters}
+
+
+def test_accepts_a_maximum_flow_and_a_maximum_preflow():
+    for want_flow in (True, False):
+        graph, result = solved(want_flow)
+        certificate = check_answer(graph, result)
+        assert certificate.ok, certificate.problems
+        assert certificate.cut_capacity == result.flow_value == 9
+        assert certificate.source_side.tolist() == [True, True, False, False]
+
+
+def test_rejects_a_wrong_flow_value():
+    graph, result = solved()
+    certificate = check_answer(graph, dataclasses.replace(result, flow_value=8))
+    assert not certificate.ok
+    assert any("not the flow value 8" in p for p in certificate.problems)
+
+
+def test_rejects_a_flow_that_is_not_maximum():
+    graph = build_residual(Network.from_arcs(4, 0, 3, ARCS))
+    res = graph.initial_residuals()  # the zero flow: value 0, but s still reaches t
+    certificate = check_answer(graph, SolveResult("none", 0, res, True))
+    assert not certificate.ok
+    assert any("still reaches the sink" in p for p in certificate.problems)
+
+
+def test_rejects_broken_conservation_and_capacity():
+    graph, result = solved()
+    res = result.res.copy()
+    forward = graph.arc_of_input[4]  # push one more unit on 1->2: 2 now has excess
+    res[forward] -= 1
+    res[graph.rev[forward]] += 1
+    certificate = check_answer(graph, dataclasses.replace(result, res=res))
+    assert any("conservation" in p for p in certificate.problems)
+    res = result.res.copy()
+    res[graph.arc_of_input[0]] = -1
+    certificate = check_answer(graph, dataclasses.replace(result, res=res))
+    assert any("0 <= flow <= capacity" in p for p in certificate.problems)

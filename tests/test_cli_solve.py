@@ -1,0 +1,109 @@
+"""`maxflow solve` through Click's runner: output, JSON, files written atomically, exit codes."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from fixtures import DATA
+from maxflow_cli.cli import main
+
+CLRS = str(DATA / "clrs.max")
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, ["solve", *args], input=input)
+
+
+def test_prints_the_flow_value_times_and_counters():
+    result = run(CLRS)
+    assert result.exit_code == 0, result.output
+    assert "flow value 23" in result.output
+    for word in ("read", "build", "compile", "stage1", "pushes", "relabels", "gaps"):
+        assert word in result.output
+
+
+def test_json_has_the_documented_fields():
+    result = run(CLRS, "--json", "--check")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["flow_value"] == 23 and isinstance(report["flow_value"], int)
+    assert (report["solver"], report["n"], report["m"]) == ("hipr", 6, 9)
+    assert set(report["times"]) == {"read", "build", "compile", "stage1", "stage2", "check"}
+    assert report["counters"]["pushes"] > 0
+    assert report["check"]["ok"] is True
+
+
+def test_reads_stdin():
+    result = run("-", "--json", input=(DATA / "clrs.max").read_text())
+    assert result.exit_code == 0 and json.loads(result.output)["flow_value"] == 23
+
+
+def test_writes_the_flow_and_the_cut(tmp_path):
+    flow, cut = tmp_path / "out.flow", tmp_path / "out.cut"
+    result = run(str(DATA / "edge-cases.max"), "--flow", str(flow), "--cut", str(cut), "--check")
+    assert result.exit_code == 0, result.output
+    lines = flow.read_text().splitlines()
+    assert lines[0] == "s 11"
+    assert len(lines) == 1 + 13  # one 'f' line per input arc, in input order
+    assert lines[1].startswith("f 1 2 ") and lines[-1] == "f 6 6 0"
+    assert sum(int(line.split()[3]) for line in lines[1:] if line.split()[2] == "6") - \
+        sum(int(line.split()[3]) for line in lines[1:] if line.split()[1] == "6") == 11
+    cut_lines = cut.read_text().splitlines()
+    assert cut_lines[0].startswith("c ") and "capacity 11" in cut_lines[0]
+    assert "n 1" in cut_lines and "n 6" not in cut_lines
+
+
+def test_a_compressed_flow_file(tmp_path):
+    import gzip
+
+    flow = tmp_path / "out.flow.gz"
+    assert run(CLRS, "--flow", str(flow)).exit_code == 0
+    assert gzip.decompress(flow.read_bytes()).startswith(b"s 23\nf 1 2 ")
+
+
+@pytest.mark.parametrize("args,message", [
+    (["missing.max"], "missing.max: cannot read"),
+    (["BAD"], "BAD:4: vertex id '9' outside 1..4"),
+    ([CLRS, "--solver", "nope"], "Invalid value for '--solver'"),
+    ([CLRS, "--alpha", "x"], "Invalid value for '--alpha'"),
+])
+def test_errors_are_one_line_with_exit_code_2(tmp_path, args, message):
+    bad = tmp_path / "bad.max"
+    bad.write_text("p max 4 1\nn 1 s\nn 4 t\na 1 9 3\n")
+    args = [str(bad) if a == "BAD" else a for a in args]
+    if message and message.startswith("BAD"):
+        message = str(bad) + message[3:]
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert message in result.output
+
+
+def test_hipr_parameters_are_used():
+    fast = json.loads(run(CLRS, "--json").output)
+    eager = json.loads(run(CLRS, "--json", "--global-update-frequency", "1000").output)
+    assert eager["params"]["global_update_frequency"] == 1000
+    assert eager["counters"]["global_updates"] > fast["counters"]["global_updates"]
+    assert eager["flow_value"] == fast["flow_value"] == 23
+
+
+def test_outputs_are_atomic_and_untouched_on_failure(tmp_path):
+    flow = tmp_path / "out.flow"
+    flow.write_text("old contents\n")
+    bad = tmp_path / "bad.max"
+    bad.write_text("p max 4 1\nn 1 s\nn 4 t\na 1 2 x\n")
+    result = run(str(bad), "--flow", str(flow))
+    assert result.exit_code == 2
+    assert flow.read_text() == "old contents\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.max", "out.flow"]
+
+
+def test_lenient_turns_the_arc_count_error_into_a_warning(tmp_path):
+    path = tmp_path / "count.max"
+    path.write_text("p max 3 1\nn 1 s\nn 3 t\na 1 2 4\na 2 3 3\n")
+    assert run(str(path)).exit_code == 2
+    result = run(str(path), "--lenient", "--json")
+    assert result.exit_code == 0
+    assert "declares 1 arcs" in result.stderr
+    assert json.loads(result.stdout)["flow_value"] == 3

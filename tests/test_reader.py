@@ -1,0 +1,140 @@
+"""The DIMACS reader: what it accepts, and a precise error (file, line, expectation) otherwise."""
+
+import bz2
+import gzip
+import lzma
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from fixtures import DATA
+from maxflow_cli.dimacs.reader import parse_network, read_network
+from maxflow_cli.errors import InputError
+
+HEADER = "p max 4 2\nn 1 s\nn 4 t\n"
+
+
+def parse(text: str, lenient: bool = False):
+    return parse_network(text.encode(), "f.max", lenient)
+
+
+def test_reads_arcs_in_input_order_with_zero_based_ids():
+    network, warnings = parse(HEADER + "a 1 2 5\na 2 4 7\n")
+    assert (network.n, network.source, network.sink) == (4, 0, 3)
+    assert network.tails.tolist() == [0, 1]
+    assert network.heads.tolist() == [1, 3]
+    assert network.caps.tolist() == [5, 7]
+    assert network.tails.dtype == np.int32 and network.caps.dtype == np.int64
+    assert warnings == []
+
+
+def test_accepts_the_edge_case_file():
+    network, warnings = read_network(str(DATA / "edge-cases.max"))
+    assert network.n == 7 and network.m == 13 and warnings == []
+    assert (network.source, network.sink) == (0, 5)
+    # self-loops, parallel and anti-parallel arcs and zero capacities are kept as given
+    assert (1, 1, 100) in zip(network.tails.tolist(), network.heads.tolist(),
+                              network.caps.tolist())
+    assert network.caps.tolist().count(0) == 1
+    assert network.tails[-1] == network.heads[-1] == 5  # last line, no final newline
+
+
+def test_skips_the_acyclic_dense_seed_line_with_a_warning():
+    network, warnings = parse("p max 4 2\nn 1 s\nn 4 t\ns 12345\na 1 2 5\na 2 4 7\n")
+    assert network.m == 2
+    assert len(warnings) == 1 and "f.max:4" in warnings[0] and "seed" in warnings[0]
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress, lzma.compress])
+def test_reads_compressed_files(tmp_path, compress):
+    text = (DATA / "clrs.max").read_bytes()
+    path = tmp_path / "clrs.max.x"
+    path.write_bytes(compress(text))
+    network, _ = read_network(str(path))
+    plain, _ = read_network(str(DATA / "clrs.max"))
+    assert network.m == plain.m and np.array_equal(network.caps, plain.caps)
+
+
+def test_reads_stdin(monkeypatch):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
+        (HEADER + "a 1 2 5\na 2 4 7\n").encode())))
+    network, _ = read_network("-")
+    assert network.m == 2
+
+
+def test_lenient_accepts_a_wrong_arc_count_with_a_warning():
+    network, warnings = parse(HEADER + "a 1 2 5\na 2 4 7\na 1 4 1\n", lenient=True)
+    assert network.m == 3
+    assert "declares 2 arcs" in warnings[0] and "3" in warnings[0]
+
+
+ERRORS = [
+    ("c only a comment\n", None, "no 'p max N M' line"),
+    ("a 1 2 3\np max 4 1\n", 1, "'a' line before the 'p max N M' line"),
+    ("c x\nn 1 s\np max 4 1\n", 2, "'n' line before"),
+    ("p max 4 1\np max 4 1\n", 2, "a second 'p' line (the first is on line 1)"),
+    ("p min 4 1\n", 1, "problem type 'min', expected 'max'"),
+    ("p max 0 1\n", 1, "N and M positive integers"),
+    ("p max 4 -1\n", 1, "N and M positive integers"),
+    ("p max 4 x\n", 1, "N and M positive integers"),
+    ("p max 4\n", 1, "'p max N M' (4 fields), found 3"),
+    (HEADER + "a 1 5 3\n", 4, "vertex id '5' outside 1..4"),
+    (HEADER + "a 0 2 3\n", 4, "vertex id '0' outside 1..4"),
+    ("p max 4 1\nn 1 s\nn 9 t\n", 3, "vertex id '9' outside 1..4"),
+    ("p max 4 1\nn 1 s\na 1 2 3\n", None, "no sink"),
+    ("p max 4 1\nn 4 t\na 1 2 3\n", None, "no source"),
+    ("p max 4 1\nn 1 s\nn 2 s\n", 3, "a second 's' line (the first is on line 2)"),
+    ("p max 4 1\nn 1 t\nn 2 t\n", 3, "a second 't' line"),
+    ("p max 4 1\nn 2 s\nn 2 t\n", 3, "the source and the sink are the same vertex"),
+    ("p max 4 1\nn 2 x\n", 2, "expected 'n ID s' or 'n ID t'"),
+    (HEADER + "a 1 2 -3\n", 4, "negative capacity '-3'"),
+    (HEADER + "a 1 2 3.5\n", 4, "expected an integer, found '3.5'"),
+    (HEADER + "a 1 2 1e3\n", 4, "expected an integer, found '1e3'"),
+    (HEADER + "a one 2 3\n", 4, "expected an integer, found 'one'"),
+    (HEADER + "a 1 2\n", 4, "'a U V CAP' (4 fields), found 3"),
+    (HEADER + "a 1 2 3 4\n", 4, "'a U V CAP' (4 fields), found 5"),
+    (HEADER + "a 1 2 4611686018427387905\n", 4, "above the largest accepted, 2^62"),
+    (HEADER + "a 1 2 99999999999999999999999\n", 4, "above the largest accepted"),
+    (HEADER + "x 1 2 3\n", 4, "unknown line type 'x'"),
+    (HEADER + "arc 1 2 3\n", 4, "unknown line type 'arc'"),
+    (HEADER + "a 1 2 3\n", 1, "declares 2 arcs but the file has 1"),
+    (HEADER + "a 1 2 3\na 2 4 7\na 1 3 1\n", 1, "declares 2 arcs but the file has 3"),
+    (HEADER + "a 1 2 3\na 2 4", 5, "ends in the middle of this line"),
+]
+
+
+@pytest.mark.parametrize("text,line,message", ERRORS)
+def test_bad_input_names_the_file_the_line_and_the_expectation(text, line, message):
+    with pytest.raises(InputError) as caught:
+        parse(text)
+    assert caught.value.line == line
+    assert caught.value.source == "f.max"
+    assert message in caught.value.message
+    assert str(caught.value).startswith("f.max:" if line is None else f"f.max:{line}: ")
+
+
+def test_a_missing_file_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="cannot read"):
+        read_network(str(tmp_path / "nope.max"))
+
+
+def test_a_corrupt_compressed_file_is_an_input_error(tmp_path):
+    path = tmp_path / "bad.max.gz"
+    path.write_bytes(gzip.compress(b"p max 2 0\n")[:-6])
+    with pytest.raises(InputError, match="corrupt compressed file"):
+        read_network(str(path))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 9), st.integers(1, 9), st.integers(0, 2**62)),
+                min_size=1, max_size=30),
+       st.sampled_from(["\n", "\r\n"]), st.sampled_from(["", " ", "\t "]))
+def test_round_trips_random_arc_lists(arcs, newline, padding):
+    lines = ["p max 9 %d" % len(arcs), "n 1 s", "n 9 t"]
+    lines += [f"a {u} {v}{padding} {c}{padding}" for u, v, c in arcs]
+    network, _ = parse_network(newline.join(lines).encode(), "r.max")
+    assert list(zip(network.tails + 1, network.heads + 1, network.caps)) == arcs

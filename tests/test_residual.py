@@ -1,0 +1,63 @@
+"""The shared residual graph: structure, input-arc mapping, and refusal of overflow."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from maxflow_cli.errors import ParameterError
+from maxflow_cli.network import Network
+from maxflow_cli.residual import build_residual
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(2, 8).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1),
+                                   st.integers(0, 100)), max_size=25))))
+def test_every_input_arc_becomes_a_forward_and_a_reverse_arc(case):
+    n, arcs = case
+    network = Network.from_arcs(n, 0, n - 1, arcs)
+    graph = build_residual(network)
+    m = len(arcs)
+    assert graph.first[0] == 0 and graph.first[-1] == 2 * m
+    assert np.all(np.diff(graph.first) >= 0)
+    tail_of = np.repeat(np.arange(n), np.diff(graph.first))
+    assert np.array_equal(graph.rev[graph.rev], np.arange(2 * m))
+    assert np.array_equal(graph.head[graph.rev], tail_of)
+    for i, (u, v, c) in enumerate(arcs):
+        forward = graph.arc_of_input[i]
+        assert (tail_of[forward], graph.head[forward], graph.cap[forward]) == (u, v, c)
+        assert graph.cap[graph.rev[forward]] == 0
+    # within a vertex, arcs keep input order
+    for u in range(n):
+        block = [a for a in graph.arc_of_input if tail_of[a] == u]
+        assert block == sorted(block)
+
+
+def test_flows_are_read_per_input_arc():
+    graph = build_residual(Network.from_arcs(3, 0, 2, [(0, 1, 5), (1, 2, 4), (0, 1, 2)]))
+    res = graph.initial_residuals()
+    res[graph.arc_of_input[1]] -= 3
+    assert graph.flows(res).tolist() == [0, 3, 0]
+
+
+def test_refuses_source_capacity_sums_that_overflow_int64():
+    arcs = [(0, 1, 2**62), (0, 2, 2**62), (1, 3, 1), (2, 3, 1)]
+    with pytest.raises(ParameterError, match="overflow"):
+        build_residual(Network.from_arcs(4, 0, 3, arcs))
+    # a self-loop at the source carries nothing, so it does not count
+    build_residual(Network.from_arcs(4, 0, 3, [(0, 0, 2**62), (0, 1, 2**62), (1, 3, 1)]))
+
+
+@pytest.mark.parametrize("arcs,message", [
+    ([(0, 5, 1)], "outside"),
+    ([(0, 1, -1)], "0..2\\^62"),
+    ([(0, 1, 2**62 + 1)], "0..2\\^62"),
+])
+def test_refuses_malformed_networks(arcs, message):
+    with pytest.raises(ParameterError, match=message):
+        build_residual(Network.from_arcs(3, 0, 2, arcs))
+
+
+def test_refuses_source_equal_to_sink():
+    with pytest.raises(ParameterError, match="same vertex"):
+        build_residual(Network.from_arcs(3, 1, 1, [(0, 1, 1)]))

@@ -1,0 +1,84 @@
+"""Every registered solver, on every device it can use here, against known values, an
+independent oracle and the certificate: fixed fixtures and hypothesis-generated graphs."""
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from fixtures import known_instances
+from maxflow_cli.check import check_answer
+from maxflow_cli.dimacs.reader import read_network
+from maxflow_cli.errors import ParameterError, SolverUnavailable
+from maxflow_cli.network import Network
+from maxflow_cli.residual import build_residual
+from maxflow_cli.solvers import REGISTRY, SolveOptions
+from oracle import max_flow_value
+
+
+def _solver_devices():
+    cases = []
+    for name, spec in REGISTRY.items():
+        for device in spec.devices:
+            marks = [pytest.mark.gpu] if device == "gpu" else []
+            cases.append(pytest.param(name, device, marks=marks, id=f"{name}-{device}"))
+    return cases
+
+
+SOLVER_DEVICES = _solver_devices()
+INSTANCES = known_instances()
+
+
+def solve(name, device, graph, want_flow):
+    spec = REGISTRY[name]
+    try:
+        options = spec.resolve(SolveOptions(want_flow=want_flow, device=device))
+    except SolverUnavailable as reason:
+        pytest.skip(str(reason))
+    return spec.solve(graph, options)
+
+
+def assert_certified(graph, result, expected):
+    assert result.flow_value == expected
+    certificate = check_answer(graph, result)
+    assert certificate.ok, certificate.problems
+    assert certificate.cut_capacity == expected
+
+
+@pytest.mark.parametrize("name,device", SOLVER_DEVICES)
+@pytest.mark.parametrize("path,expected", INSTANCES, ids=[p.name for p, _ in INSTANCES])
+def test_known_instances(name, device, path, expected):
+    network, _ = read_network(str(path))
+    graph = build_residual(network)
+    for want_flow in (False, True):
+        result = solve(name, device, graph, want_flow)
+        assert result.is_flow == want_flow
+        assert_certified(graph, result, expected)
+
+
+CAPACITY = st.one_of(st.just(0), st.integers(1, 12), st.integers(2**62 - 5, 2**62))
+
+
+@st.composite
+def networks(draw):
+    """Small networks with parallel arcs, self-loops, zero and huge capacities, arcs into the
+    source and out of the sink, and often no path to the sink at all."""
+    n = draw(st.integers(2, 9))
+    vertex = st.integers(0, n - 1)
+    arcs = draw(st.lists(st.tuples(vertex, vertex, CAPACITY), max_size=3 * n))
+    arcs += [arcs[i] for i in draw(st.lists(st.integers(0, max(len(arcs) - 1, 0)), max_size=3))
+             if arcs]  # parallel copies
+    source, sink = draw(st.lists(vertex, min_size=2, max_size=2, unique=True))
+    return Network.from_arcs(n, source, sink, arcs)
+
+
+@pytest.mark.parametrize("name,device", SOLVER_DEVICES)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(network=networks(), want_flow=st.booleans())
+def test_random_networks_against_the_oracle(name, device, network, want_flow):
+    try:
+        graph = build_residual(network)
+    except ParameterError:  # source capacities summing past 2^63-1 are refused
+        assume(False)
+    expected = max_flow_value(network.n, network.source, network.sink,
+                              zip(network.tails.tolist(), network.heads.tolist(),
+                                  network.caps.tolist()))
+    assert_certified(graph, solve(name, device, graph, want_flow), expected)
