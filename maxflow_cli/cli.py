@@ -34,9 +34,11 @@ def main() -> None:
 
 
 def _register_commands() -> None:
+    from maxflow_cli.commands.gen import gen
     from maxflow_cli.commands.solve import solve
 
     main.add_command(solve)
+    main.add_command(gen)
 
 
 _register_commands()

@@ -1,0 +1,77 @@
+"""The instance generators: one module per family, collected here in one table.
+
+``FAMILIES`` maps a family name to its :class:`~maxflow_cli.generators.family.Family`
+(parameters with limits and help, ``make``, ``write``, ``size``); ``PRESETS`` names the
+instances of the seeds' tables (Gutiérrez Mota 2012 table 3.2, He & Hong 2010 §VII, Alvino
+2015 §4.2). Preset names are ``<family>-<size>`` and, where the papers split a family into
+long and wide graphs, ``<family>-long-<a>x<b>`` / ``<family>-wide-<a>``
+(genrmf: a x b; washington-rlg: W x L; wide means b = a, or L = W).
+"""
+
+from dataclasses import dataclass
+
+from maxflow_cli.errors import ParameterError
+from maxflow_cli.generators import acyclic_dense, genrmf, washington_rlg
+from maxflow_cli.generators.family import Family, Flag, Parameter
+from maxflow_cli.network import Network
+
+FAMILIES: dict[str, Family] = {
+    family.name: family for family in (acyclic_dense.FAMILY, genrmf.FAMILY, washington_rlg.FAMILY)
+}
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named instance size from the papers; the seed is given when it is made."""
+
+    name: str
+    family: str
+    params: dict
+
+    def size(self) -> tuple[int, int, int]:
+        """Vertices, arcs and approximate file size."""
+        return FAMILIES[self.family].size(**self.params)
+
+
+def _presets() -> dict[str, Preset]:
+    """Capacity ranges: up to 10000 where the generator takes one (Gutiérrez Mota §3.2)."""
+    presets = [Preset(f"acyclic-dense-{n}", "acyclic-dense", dict(n=n)) for n in (2000, 4000, 6000)]
+    presets += [
+        Preset(f"genrmf-long-{a}x{b}", "genrmf", dict(a=a, b=b, c1=1, c2=10000))
+        for a, b in ((24, 192), (28, 224), (32, 256))
+    ]
+    presets += [Preset(f"genrmf-wide-{a}", "genrmf", dict(a=a, b=a, c1=1, c2=10000)) for a in (36, 48, 64, 96, 128)]
+    presets += [
+        Preset(f"washington-rlg-long-{w}x{l}", "washington-rlg", dict(rows=w, levels=l, cap=10000))
+        for w, l in ((512, 1024), (768, 1280), (1024, 1536))
+    ]
+    presets += [
+        Preset(f"washington-rlg-wide-{w}", "washington-rlg", dict(rows=w, levels=w, cap=10000)) for w in (512, 768, 1024)
+    ]
+    return {preset.name: preset for preset in presets}
+
+
+PRESETS: dict[str, Preset] = _presets()
+
+
+def family(name: str) -> Family:
+    """The family called ``name``, or a ParameterError listing the known ones."""
+    if name not in FAMILIES:
+        raise ParameterError(f"unknown generator family {name!r}; known: {', '.join(FAMILIES)}")
+    return FAMILIES[name]
+
+
+def preset(name: str) -> Preset:
+    """The preset called ``name``, or a ParameterError pointing at ``--list-presets``."""
+    if name not in PRESETS:
+        raise ParameterError(f"unknown preset {name!r}; see 'maxflow gen --list-presets'")
+    return PRESETS[name]
+
+
+def make(family_name: str, **params) -> Network:
+    """Generate in memory: ``make("genrmf", a=8, b=64, c1=1, c2=10000, seed=3)``."""
+    chosen = family(family_name)
+    return chosen.make(**chosen.complete(params))
+
+
+__all__ = ["FAMILIES", "PRESETS", "Family", "Flag", "Parameter", "Preset", "family", "preset", "make"]

@@ -1,0 +1,109 @@
+"""What a generator family declares: its parameters with their limits, and how it builds.
+
+One :class:`Family` per module; the registry (``__init__``) collects them, and the ``gen``
+command builds its options and help from these tables, so limits and help live here once.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from maxflow_cli.dimacs.reader import MAX_ARCS, MAX_VERTICES
+from maxflow_cli.errors import ParameterError
+from maxflow_cli.network import Network
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One integer parameter: keyword ``name``, option ``--name``, inclusive limits."""
+
+    name: str
+    help: str
+    minimum: int
+    maximum: int
+    default: int | None = None  # None: required
+
+    @property
+    def option(self) -> str:
+        return f"--{self.name}"
+
+    @property
+    def metavar(self) -> str:
+        return self.name.upper()
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A boolean option that changes only the text written, not the network."""
+
+    name: str
+    help: str
+
+    @property
+    def option(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Family:
+    """A generator family: ``make(**params) -> Network``; ``write(stream, **params, **flags)``
+    emits the original program's exact text; ``size(**params) -> (n, m, approximate bytes)``;
+    ``check(**params)`` raises ParameterError for parameters it refuses (make and write call it).
+    """
+
+    name: str
+    summary: str
+    parameters: tuple[Parameter, ...]
+    make: Callable[..., Network]
+    write: Callable[..., None]
+    size: Callable[..., tuple[int, int, int]]
+    check: Callable[..., None]
+    flags: tuple[Flag, ...] = ()
+
+    def complete(self, params: dict) -> dict:
+        """``params`` with the defaults of those not given; refuses unknown and missing names."""
+        names = [parameter.name for parameter in self.parameters]
+        unknown = sorted(set(params) - set(names))
+        if unknown:
+            raise ParameterError(f"{self.name}: unknown parameter(s) {', '.join(unknown)}; known: {', '.join(names)}")
+        given = {p.name: p.default for p in self.parameters if p.default is not None} | params
+        missing = [p.option for p in self.parameters if p.name not in given]
+        if missing:
+            raise ParameterError(f"{self.name}: missing {', '.join(missing)}")
+        return given
+
+
+def check_limits(family_name: str, parameters: tuple[Parameter, ...], values: dict) -> None:
+    """Refuse a value outside its parameter's limits, naming the option."""
+    for parameter in parameters:
+        value = values[parameter.name]
+        if not parameter.minimum <= value <= parameter.maximum:
+            raise ParameterError(
+                f"{family_name}: {parameter.option} must be in [{parameter.minimum}, {parameter.maximum}], not {value}"
+            )
+
+
+def check_size(family_name: str, n: int, m: int) -> None:
+    """Refuse networks whose vertex or arc count does not fit the reader's and solvers' limits."""
+    if n > MAX_VERTICES or m > MAX_ARCS:
+        raise ParameterError(
+            f"{family_name}: {n:,} vertices and {m:,} arcs is too large "
+            f"(at most {MAX_VERTICES:,} vertices and {MAX_ARCS:,} arcs)"
+        )
+
+
+def mean_digits(top: int) -> float:
+    """Average number of decimal digits of an integer drawn uniformly from 1..top."""
+    total, low = 0, 1
+    while low <= top:
+        high = min(top, 10 * low - 1)
+        total += (high - low + 1) * len(str(low))
+        low *= 10
+    return total / max(top, 1)
+
+
+def text_size(n: int, m: int, max_capacity: int, widths: tuple[int, int, int] = (0, 0, 0)) -> int:
+    """Approximate bytes of a DIMACS file: ``m`` arc lines with ids ~ uniform in 1..n."""
+    id_digits, capacity_digits = mean_digits(n), mean_digits(max_capacity)
+    line = 2 + sum(1 + max(width, digits) for width, digits in zip(widths, (id_digits, id_digits, capacity_digits)))
+    return math.ceil(m * line) + 200

@@ -1,0 +1,1 @@
+"""The subcommands of `maxflow`, one module each."""

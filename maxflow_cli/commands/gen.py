@@ -1,0 +1,127 @@
+"""`maxflow gen`: write an instance of a generator family, or of a named preset, as DIMACS.
+
+The family subcommands, their options and the help are built from the generator registry
+(``maxflow_cli.generators``), so a family's parameters and limits are declared once.
+"""
+
+import click
+
+from maxflow_cli.errors import ParameterError
+from maxflow_cli.generators import FAMILIES, PRESETS, Family, Parameter, preset
+from maxflow_cli.outputs import atomic_output
+
+LARGE_OUTPUT = 100_000_000
+"""Bytes from which the size is announced on stderr before generating."""
+
+OUTPUT_HELP = "write here (atomically; .gz/.bz2/.xz compress) instead of stdout"
+
+
+def _describe(parameter: Parameter) -> str:
+    """Help text with the limits and the default, from the registry table."""
+    if parameter.minimum == -parameter.maximum:
+        limits = f"|{parameter.metavar}| <= {parameter.maximum}"
+    else:
+        limits = f"{parameter.minimum} <= {parameter.metavar} <= {parameter.maximum}"
+    default = f"; default {parameter.default}" if parameter.default is not None else ""
+    return f"{parameter.help} ({limits}{default})"
+
+
+def _human(size: int) -> str:
+    """A byte count as '780 kB', '35 MB', '1.2 GB'."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}" if size < 10 * scale else f"{size / scale:.0f} {unit}"
+    return f"{size} B"
+
+
+def _generate(family: Family, params: dict, flags: dict, output: str) -> None:
+    """Check, announce a large output on stderr, then write the instance atomically."""
+    family.check(**params)
+    n, m, approximate = family.size(**params)
+    if approximate >= LARGE_OUTPUT:
+        click.echo(f"maxflow: {family.name}: {n:,} vertices, {m:,} arcs, about {_human(approximate)}", err=True)
+    with atomic_output(output) as stream:
+        family.write(stream, **params, **flags)
+
+
+def _family_command(family: Family) -> click.Command:
+    """The subcommand of one family, its options taken from the family's parameter table."""
+    options = [
+        click.Option(
+            [p.option],
+            type=int,
+            metavar=p.metavar,
+            help=_describe(p),
+            **({"required": True} if p.default is None else {"default": p.default}),
+        )
+        for p in family.parameters
+    ]
+    options += [click.Option([flag.option], is_flag=True, help=flag.help) for flag in family.flags]
+    options.append(click.Option(["-o", "--output"], default="-", metavar="FILE", help=OUTPUT_HELP))
+
+    def callback(output: str, **values) -> None:
+        flags = {flag.name: values.pop(flag.name) for flag in family.flags}
+        _generate(family, values, flags, output)
+
+    return click.Command(family.name, params=options, callback=callback, help=family.summary + ".")
+
+
+class GenGroup(click.Group):
+    """Lists each family with its parameters (from the registry) in place of bare command names."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for family in FAMILIES.values():
+            rows.append((family.name, family.summary))
+            rows += [(f"  {p.option} {p.metavar}", _describe(p)) for p in family.parameters]
+            rows += [(f"  {flag.option}", flag.help) for flag in family.flags]
+        with formatter.section("Families (maxflow gen FAMILY --help for one)"):
+            formatter.write_dl(rows)
+
+
+def _list_presets() -> None:
+    """One line per preset: name, family, parameters, vertices, arcs, approximate file size."""
+    header = ("preset", "family", "parameters", "vertices", "arcs", "file size")
+    rows = [header]
+    for item in PRESETS.values():
+        n, m, approximate = item.size()
+        parameters = " ".join(f"--{name} {value}" for name, value in item.params.items())
+        rows.append((item.name, item.family, parameters, f"{n:,}", f"{m:,}", f"~{_human(approximate)}"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    for row in rows:
+        cells = [cell.ljust(width) if i < 3 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths))]
+        click.echo("  ".join(cells))
+
+
+@click.group("gen", cls=GenGroup, invoke_without_command=True)
+@click.option("--list-presets", is_flag=True, help="list the papers' instance sizes and exit")
+@click.option("--preset", "preset_name", metavar="NAME", help="make the preset NAME (see --list-presets)")
+@click.option("--seed", type=int, help="seed for --preset")
+@click.option("-o", "--output", default="-", metavar="FILE", help=OUTPUT_HELP)
+@click.pass_context
+def gen(ctx: click.Context, list_presets: bool, preset_name: str | None, seed: int | None, output: str) -> None:
+    """Generate max-flow instances, byte-identical to the 1991 DIMACS generators' output.
+
+    \b
+    maxflow gen genrmf --a 24 --b 192 --seed 1 -o long.max
+    maxflow gen --preset washington-rlg-wide-512 --seed 7 -o w512.max.gz
+    """
+    given = list_presets or preset_name is not None or seed is not None or output != "-"
+    if ctx.invoked_subcommand is not None:
+        if given:
+            raise ParameterError("give --seed and -o after the family name (--preset and --list-presets take none)")
+    elif list_presets:
+        _list_presets()
+    elif preset_name is not None:
+        chosen = preset(preset_name)
+        if seed is None:
+            raise ParameterError("--preset needs --seed")
+        _generate(FAMILIES[chosen.family], chosen.params | {"seed": seed}, {}, output)
+    elif given:
+        raise ParameterError("--seed and -o need --preset or a family")
+    else:
+        click.echo(ctx.get_help())
+
+
+for _family in FAMILIES.values():
+    gen.add_command(_family_command(_family))

@@ -1,0 +1,118 @@
+"""`maxflow gen` end to end through click: output bytes, files, presets, help and errors."""
+
+import bz2
+import gzip
+import lzma
+
+import pytest
+from click.testing import CliRunner
+from fixtures import VECTORS
+
+from maxflow_cli.cli import main
+from maxflow_cli.commands import gen as gen_command
+from maxflow_cli.generators import FAMILIES, PRESETS
+
+CASES = [
+    (["genrmf", "--a", "5", "--b", "7", "--seed", "1"], "genrmf_a5_b7_c1-1_c2-10000_seed1.max"),
+    (["washington-rlg", "--rows", "4", "--levels", "3", "--cap", "100", "--seed", "1"], "rlg_w4_l3_cap100_seed1.max"),
+    (["acyclic-dense", "--n", "60", "--seed", "12345", "--original-format"], "ac_n60_seed12345.max"),
+]
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["gen", *args])
+
+
+@pytest.mark.parametrize("args, vector", CASES, ids=[c[0][0] for c in CASES])
+def test_stdout_is_the_original_output(args, vector):
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    assert result.stdout_bytes == (VECTORS / vector).read_bytes()
+
+
+def test_acyclic_dense_default_has_no_seed_line():
+    result = run("acyclic-dense", "--n", "5", "--seed", "1")
+    original = (VECTORS / "ac_n5_seed1.max").read_bytes()
+    assert result.stdout_bytes == original.replace(b"s 1\n", b"")
+
+
+@pytest.mark.parametrize("suffix, opener", [("", open), (".gz", gzip.open), (".bz2", bz2.open), (".xz", lzma.open)])
+def test_output_file_and_compression(tmp_path, suffix, opener):
+    args, vector = CASES[0]
+    target = tmp_path / f"out.max{suffix}"
+    result = run(*args, "-o", str(target))
+    assert result.exit_code == 0 and result.stdout_bytes == b""
+    with opener(target, "rb") as stream:
+        assert stream.read() == (VECTORS / vector).read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no temporary left behind
+
+
+def test_preset(tmp_path):
+    target = tmp_path / "wide36.max"
+    result = run("--preset", "genrmf-wide-36", "--seed", "3", "-o", str(target))
+    assert result.exit_code == 0, result.output
+    direct = run("genrmf", "--a", "36", "--b", "36", "--c1", "1", "--c2", "10000", "--seed", "3")
+    assert target.read_bytes() == direct.stdout_bytes
+    assert target.read_bytes().split(b"\n")[2] == b"p max   46656     226800"
+
+
+def test_list_presets():
+    result = run("--list-presets")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["preset", "family", "parameters", "vertices", "arcs", "file", "size"]
+    assert len(lines) == 1 + len(PRESETS)
+    row = next(line for line in lines if line.startswith("washington-rlg-long-1024x1536 "))
+    assert "--rows 1024 --levels 1536 --cap 10000" in row and "1,572,866" in row and "4,717,568" in row
+    assert "MB" in row
+
+
+def test_help_lists_every_family_and_parameter():
+    result = run("--help")
+    assert result.exit_code == 0
+    for family in FAMILIES.values():
+        assert family.name in result.stdout
+        for option in [p.option for p in family.parameters] + [f.option for f in family.flags]:
+            assert option in result.stdout
+    assert "--list-presets" in result.stdout and "--preset" in result.stdout
+
+
+def test_large_output_is_announced_on_stderr(monkeypatch):
+    monkeypatch.setattr(gen_command, "LARGE_OUTPUT", 1000)
+    result = run(*CASES[0][0])
+    assert result.exit_code == 0
+    assert result.stderr == "maxflow: genrmf: 175 vertices, 710 arcs, about 21 kB\n"
+    assert run(*CASES[1][0]).stderr == ""  # below the threshold: quiet
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["genrmf", "--a", "3", "--b", "2", "--c1", "9", "--c2", "5", "--seed", "1", "-o", "bad.max"], "--c1 (9) must not"),
+        (["genrmf", "--a", "3", "--b", "2", "--c1", "-2", "--seed", "1"], "--c1 must be in [0,"),
+        (["genrmf", "--a", "500", "--b", "2", "--seed", "1"], "c2 * a^2 = 2500000000"),
+        (["genrmf", "--a", "0", "--b", "2", "--seed", "1"], "--a must be in [1,"),
+        (["washington-rlg", "--rows", "2", "--levels", "3", "--seed", "1"], "--rows must be in [3,"),
+        (["washington-rlg", "--rows", "60000", "--levels", "60000", "--seed", "1"], "too large"),
+        (["acyclic-dense", "--n", "1", "--seed", "1"], "--n must be in [2,"),
+        (["acyclic-dense", "--n", "60000", "--seed", "1"], "too large"),
+        (["--preset", "genrmf-wide-37", "--seed", "1"], "unknown preset 'genrmf-wide-37'"),
+        (["--preset", "genrmf-wide-36"], "--preset needs --seed"),
+        (["--seed", "4"], "need --preset or a family"),
+        (["-o", "x.max", "genrmf", "--a", "3", "--b", "2", "--seed", "1"], "after the family name"),
+    ],
+)
+def test_errors_exit_2_with_one_line(tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    result = run(*args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("maxflow: error: ") and message in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [["genrmf", "--b", "2", "--seed", "1"], ["genrmf", "--a", "x", "--b", "2", "--seed", "1"]])
+def test_click_usage_errors_exit_2(args):
+    result = run(*args)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
