@@ -4,7 +4,7 @@ Forward-star arrays, structure of arrays, the same buffers for Numba and PyCUDA:
 of vertex u are ``first[u] .. first[u+1]-1``; arc a goes to ``head[a]``, its paired reverse
 arc is ``rev[a]``, ``cap[a]`` is its original capacity (0 for the reverse arc of an input
 arc). Every input arc i gives the pair u->v (cap c) and v->u (cap 0); ``arc_of_input[i]`` is
-the forward one. Within a vertex, arcs keep input order (as hi_pr's parser lays them out).
+the forward one. Within a vertex, arcs lie where hi_pr's parser puts them (see _build).
 Solver state lives outside: residuals ``res`` (int64[2m]), ``excess`` (int64[n]) and
 ``label`` (int32[n]).
 """
@@ -48,6 +48,15 @@ class ResidualGraph:
 
 @numba.njit(cache=True)
 def _build(n, tails, heads, caps):
+    """Forward-star arrays with each vertex's arcs in the order hi_pr's parse() leaves them.
+
+    hi_pr stores input arc i in slots 2i (forward) and 2i+1 (reverse), then sorts the slots
+    by tail in place: for u = 0, 1, ..., each position of u's range holding an arc of another
+    tail t is swapped with t's next free position until an arc of u lands there. A position
+    is only ever read in its original content, so the same placement follows by chasing
+    those swaps without performing them. This order (not input order) decides which arc a
+    push or relabel meets first: hipr's operation counts equal hi_pr's only with it.
+    """
     m = tails.shape[0]
     first = np.zeros(n + 1, np.int32)
     for i in range(m):
@@ -55,25 +64,41 @@ def _build(n, tails, heads, caps):
         first[heads[i] + 1] += 1
     for u in range(n):
         first[u + 1] += first[u]
-    fill = first[:n].copy()
+    slot = np.arange(2 * m).astype(np.int32)  # slot[p]: the slot (2i or 2i+1) at position p
+    fill = first[:n].copy()  # next free position of each tail
+    for u in range(n - 1):
+        p = fill[u]
+        while p < first[u + 1]:
+            k = p  # position p still holds its original slot
+            while True:
+                t = tails[k >> 1] if k & 1 == 0 else heads[k >> 1]
+                if t == u:
+                    slot[p] = k
+                    p += 1
+                    break
+                q = fill[t]  # k goes to t's next free position, whose slot is examined next
+                fill[t] += 1
+                slot[q] = k
+                k = q
+        fill[u] = p
+    position = np.empty(2 * m, np.int32)
+    for p in range(2 * m):
+        position[slot[p]] = p
     head = np.empty(2 * m, np.int32)
     rev = np.empty(2 * m, np.int32)
     cap = np.empty(2 * m, np.int64)
     arc_of_input = np.empty(m, np.int32)
-    for i in range(m):
-        u = tails[i]
-        v = heads[i]
-        forward = fill[u]
-        fill[u] += 1
-        backward = fill[v]
-        fill[v] += 1
-        head[forward] = v
-        head[backward] = u
-        rev[forward] = backward
-        rev[backward] = forward
-        cap[forward] = caps[i]
-        cap[backward] = 0
-        arc_of_input[i] = forward
+    for p in range(2 * m):
+        k = slot[p]
+        i = k >> 1
+        rev[p] = position[k ^ 1]
+        if k & 1 == 0:
+            head[p] = heads[i]
+            cap[p] = caps[i]
+            arc_of_input[i] = p
+        else:
+            head[p] = tails[i]
+            cap[p] = 0
     return first, head, rev, cap, arc_of_input
 
 

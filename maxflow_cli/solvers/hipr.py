@@ -18,7 +18,7 @@ from maxflow_cli.network import Network
 from maxflow_cli.residual import ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
 from maxflow_cli.solvers import Parameter, SolveOptions, SolverSpec, register
-from maxflow_cli.solvers.relabel import reverse_bfs, saturate_source_arcs
+from maxflow_cli.solvers.relabel import saturate_source_arcs
 
 # Slots of the counters array shared with the hybrids.
 PUSHES, RELABELS, GLOBAL_UPDATES, GAPS, GAP_VERTICES, WORK = range(6)
@@ -39,17 +39,16 @@ def hipr_initialize(first, head, rev, res, excess, label, source, sink):
 
 
 @numba.njit(cache=True)
-def _build_buckets(label, excess, source, sink, first_active, first_inactive, b_next, b_prev,
-                   order, count):
-    """Put the vertices of `order[:count]` (labels < n) into their buckets; (aMax, aMin, dMax)."""
+def _build_buckets(label, excess, source, sink, first_active, first_inactive, b_next, b_prev):
+    """File every vertex with a label below n in its bucket, in vertex order like hi_pr's
+    init(); return (aMax, aMin, dMax)."""
     n = label.shape[0]
     first_active[:] = n
     first_inactive[:] = n
     a_max = 0
     a_min = n
     d_max = 0
-    for k in range(count):
-        i = order[k]
+    for i in range(n):
         d = label[i]
         if i == source or d >= n:
             continue
@@ -72,15 +71,53 @@ def _build_buckets(label, excess, source, sink, first_active, first_inactive, b_
 
 
 @numba.njit(cache=True)
-def _global_update(first, head, rev, res, excess, label, current, source, sink,
-                   first_active, first_inactive, b_next, b_prev, order):
-    """hi_pr's globalUpdate(): exact labels by reverse BFS, buckets rebuilt, current arcs reset."""
-    count = reverse_bfs(first, head, rev, res, sink, label, order)
-    for k in range(count):
-        i = order[k]
-        current[i] = first[i]
-    return _build_buckets(label, excess, source, sink, first_active, first_inactive, b_next,
-                          b_prev, order, count)
+def _global_update(first, head, rev, res, excess, label, current, sink,
+                   first_active, first_inactive, b_next, b_prev):
+    """hi_pr's globalUpdate(): exact labels by reverse BFS, buckets rebuilt, current arcs reset.
+
+    As in hi_pr, the BFS scans each level's inactive list, then its active list, and files
+    every newly labelled vertex at the front of its list, so the buckets (and the discharge
+    order that follows) come out in hi_pr's order.
+    """
+    n = label.shape[0]
+    label[:] = n
+    label[sink] = 0
+    first_active[:] = n
+    first_inactive[:] = n
+    b_next[sink] = n
+    b_prev[sink] = n
+    b_prev[n] = sink
+    first_inactive[0] = sink
+    a_max = 0
+    a_min = n
+    d_max = 0
+    level = 0
+    while level < n and (first_active[level] != n or first_inactive[level] != n):
+        j_label = level + 1
+        for pass_ in range(2):  # the inactive list, then the active list
+            i = first_inactive[level] if pass_ == 0 else first_active[level]
+            while i != n:
+                for a in range(first[i], first[i + 1]):
+                    j = head[a]
+                    if label[j] == n and res[rev[a]] > 0:
+                        label[j] = j_label
+                        current[j] = first[j]
+                        d_max = j_label
+                        if excess[j] > 0:
+                            b_next[j] = first_active[j_label]
+                            first_active[j_label] = j
+                            a_max = j_label
+                            if j_label < a_min:
+                                a_min = j_label
+                        else:
+                            nxt = first_inactive[j_label]
+                            b_next[j] = nxt
+                            b_prev[j] = n
+                            b_prev[nxt] = j
+                            first_inactive[j_label] = j
+                i = b_next[i]
+        level += 1
+    return a_max, a_min, d_max
 
 
 @numba.njit(cache=True)
@@ -101,11 +138,8 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     first_inactive = np.empty(n + 1, np.int32)
     b_next = np.empty(n + 1, np.int32)
     b_prev = np.empty(n + 1, np.int32)
-    order = np.empty(n, np.int32)
-    for i in range(n):
-        order[i] = i
     a_max, a_min, d_max = _build_buckets(label, excess, source, sink, first_active,
-                                         first_inactive, b_next, b_prev, order, n)
+                                         first_inactive, b_next, b_prev)
     work = 0
     while a_max >= a_min:
         i = first_active[a_max]
@@ -201,8 +235,8 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
                 return STOPPED_AT_GLOBAL_UPDATE
             counters[GLOBAL_UPDATES] += 1
             a_max, a_min, d_max = _global_update(first, head, rev, res, excess, label, current,
-                                                 source, sink, first_active, first_inactive,
-                                                 b_next, b_prev, order)
+                                                 sink, first_active, first_inactive, b_next,
+                                                 b_prev)
     counters[WORK] += work
     return DONE
 
