@@ -34,11 +34,13 @@ def main() -> None:
 
 
 def _register_commands() -> None:
+    from maxflow_cli.commands.bench import bench
     from maxflow_cli.commands.gen import gen
     from maxflow_cli.commands.solve import solve
 
     main.add_command(solve)
     main.add_command(gen)
+    main.add_command(bench)
 
 
 _register_commands()

@@ -30,3 +30,10 @@ class CheckFailed(MaxflowError):
     """The answer certificate does not hold: a bug, reported loudly, exit code 1."""
 
     exit_code = 1
+
+
+class BenchFailed(MaxflowError):
+    """A benchmark whose solvers disagree on a flow value, whose certificate fails, or that is
+    slower than `bench compare --fail-if-slower` allows: exit code 1."""
+
+    exit_code = 1

@@ -1,0 +1,125 @@
+"""What `maxflow bench` runs on: files, globs, presets and generator specs, as Instances.
+
+An INSTANCE argument is, in this order of trial:
+
+- a file (DIMACS max; .gz/.bz2/.xz);
+- a preset of the papers (``maxflow gen --list-presets``), optionally with seeds:
+  ``genrmf-long-24x192`` (seed 1), ``genrmf-long-24x192:seed=1..5``;
+- a generator spec ``FAMILY:NAME=VALUE,...`` such as ``genrmf:a=24,b=192,seed=1..5``, where a
+  value ``LO..HI`` stands for every integer from LO to HI (seed defaults to 1);
+- a glob such as ``'data/*.max'`` (quoted, so the shell leaves it to us).
+
+Generated instances are made in memory, never written. Every instance has a ``name`` that
+can be given back to ``maxflow bench`` to run it alone, a ``family`` (the table it goes in)
+and a ``group`` (its row: instances that differ only by their seed share one).
+"""
+
+import glob
+import itertools
+import os
+from dataclasses import dataclass, field
+
+from maxflow_cli.dimacs.reader import read_network
+from maxflow_cli.errors import ParameterError
+from maxflow_cli.generators import FAMILIES, PRESETS, family, make
+from maxflow_cli.network import Network
+
+FILES = "files"
+"""The family (table) of instances read from files."""
+
+
+@dataclass(frozen=True)
+class Instance:
+    name: str
+    family: str
+    group: str
+    path: str | None = None  # a file, or None for a generated instance
+    generator: str | None = None
+    params: dict = field(default_factory=dict)
+
+    def load(self) -> tuple[Network, list[str]]:
+        """Read the file or generate the network; returns it and the reader's warnings."""
+        if self.path is not None:
+            return read_network(self.path)
+        return make(self.generator, **self.params), []
+
+
+def generated(name: str, family_label: str, group: str, generator: str, params: dict) -> Instance:
+    """A generated instance, its parameters checked now so that a long run fails early."""
+    chosen = family(generator)
+    complete = chosen.complete(params)
+    chosen.check(**complete)
+    return Instance(name, family_label, group, generator=generator, params=complete)
+
+
+def preset_instances(preset_name: str, seeds) -> list[Instance]:
+    """One instance per seed of a preset; its family is the preset name less its size."""
+    preset = PRESETS[preset_name]
+    label = preset_name.rsplit("-", 1)[0]
+    return [generated(f"{preset_name}:seed={seed}", label, preset_name, preset.family, preset.params | {"seed": seed})
+            for seed in seeds]
+
+
+def spec_instances(generator: str, params: dict, seeds, family_label: str | None = None,
+                   group: str | None = None) -> list[Instance]:
+    """One instance per seed of a generator spec, named by the spec that makes it."""
+    stem = f"{generator}:" + ",".join(f"{key}={value}" for key, value in params.items())
+    return [generated(f"{stem},seed={seed}", family_label or generator, group or stem, generator,
+                      params | {"seed": seed})
+            for seed in seeds]
+
+
+def _values(text: str, where: str) -> list[int]:
+    """``7`` -> [7]; ``1..5`` -> [1, 2, 3, 4, 5]."""
+    low, dots, high = text.partition("..")
+    try:
+        values = list(range(int(low), int(high) + 1)) if dots else [int(text)]
+    except ValueError:
+        raise ParameterError(f"{where}: {text!r} is not an integer or a range LO..HI") from None
+    if not values:
+        raise ParameterError(f"{where}: the range {text!r} is empty")
+    return values
+
+
+def _assignments(text: str, where: str) -> dict[str, list[int]]:
+    """``a=24,b=192,seed=1..5`` -> {'a': [24], 'b': [192], 'seed': [1, ..., 5]}."""
+    table = {}
+    for item in filter(None, text.split(",")):
+        key, equals, value = item.partition("=")
+        if not equals:
+            raise ParameterError(f"{where}: expected NAME=VALUE, not {item!r}")
+        table[key.strip()] = _values(value.strip(), where)
+    return table
+
+
+def parse_instance(text: str) -> list[Instance]:
+    """The instances one INSTANCE argument stands for (see the module docstring)."""
+    if os.path.isfile(text):
+        return [Instance(text, FILES, text, path=text)]
+    stem, _, rest = text.partition(":")
+    table = _assignments(rest, text)
+    if stem in PRESETS:
+        if set(table) - {"seed"}:
+            raise ParameterError(f"{text}: a preset takes only seed=... (its size is fixed)")
+        return preset_instances(stem, table.get("seed", [1]))
+    if stem in FAMILIES:
+        seeds = table.pop("seed", [1])
+        return [instance for values in itertools.product(*table.values())
+                for instance in spec_instances(stem, dict(zip(table, values)), seeds)]
+    paths = [path for path in sorted(glob.glob(text)) if os.path.isfile(path)] if glob.has_magic(text) else []
+    if not paths:
+        raise ParameterError(
+            f"{text!r} is not a file, a glob that matches one, a preset ('maxflow gen --list-presets') "
+            f"or a generator spec such as genrmf:a=24,b=192,seed=1..5 (families: {', '.join(FAMILIES)})"
+        )
+    return [Instance(path, FILES, path, path=path) for path in paths]
+
+
+def unique(instances) -> list[Instance]:
+    """The instances in the order of their names' first appearance, each name once."""
+    return list({instance.name: instance for instance in instances}.values())
+
+
+def parse_instances(texts) -> list[Instance]:
+    """Every INSTANCE argument expanded, in order, without repeats."""
+    return unique(instance for text in texts for instance in parse_instance(text))

@@ -1,0 +1,248 @@
+"""What `maxflow bench` prints and draws: tables per family as Alvino 2015 (tables 4.1–4.5)
+prints them, the cells' detail, the problems, comparisons of two runs, and the plot.
+
+A row of a family table is a group of instances that differ only by their seed; as in the
+papers (which average over instances), its time is the mean over those instances of each
+one's median stage-1 time, and its speedup the baseline's row time over the solver's.
+"""
+
+import math
+from dataclasses import dataclass
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from maxflow_cli.bench.published import PublishedRow
+from maxflow_cli.bench.results import Change
+from maxflow_cli.bench.runner import BenchRun, Cell
+from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE, geometric_mean
+from maxflow_cli.errors import MaxflowError
+from maxflow_cli.outputs import atomic_output
+
+LISTED_UNSTABLE = 10
+"""How many unstable cells are named below the tables (all of them are in --detail and --json)."""
+
+
+@dataclass
+class Row:
+    group: str
+    n: int
+    m: int
+    seeds: int
+    times: dict[str, float]  # solver -> mean over the group's instances of their medians
+    spread: dict[str, float]  # solver -> the largest MAD / median among those instances
+    unstable: dict[str, bool]
+
+
+def rows(run: BenchRun) -> dict[str, list[Row]]:
+    """Family -> its rows, in the order the instances came."""
+    groups: dict[tuple[str, str], list] = {}
+    for record in run.instances:
+        groups.setdefault((record.instance.family, record.instance.group), []).append(record)
+    cells = {(cell.instance, cell.solver): cell for cell in run.cells}
+    table: dict[str, list[Row]] = {}
+    for (family, group), records in groups.items():
+        stats = {solver: [cells[record.instance.name, solver].stats for record in records] for solver in run.solvers}
+        table.setdefault(family, []).append(Row(
+            group, records[0].n, records[0].m, len(records),
+            {solver: sum(s.median for s in group_stats) / len(group_stats) for solver, group_stats in stats.items()},
+            {solver: max(s.mad / s.median if s.median > 0 else 0.0 for s in group_stats)
+             for solver, group_stats in stats.items()},
+            {solver: any(s.unstable for s in group_stats) for solver, group_stats in stats.items()},
+        ))
+    return table
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def _speedup(value: float) -> str:
+    return "—" if math.isnan(value) else f"{value:.2f}x"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def describe_environment(env: dict) -> str:
+    """One line: CPU, GPUs, maxflow version and commit."""
+    gpus = ", ".join(f"{gpu['name']} (driver {gpu['driver']}, SM clock up to {gpu['max_sm_clock_mhz']} MHz)"
+                     for gpu in env["gpus"])
+    git = env["git"]
+    commit = f" @ {git['commit'][:10]}{' (with changes)' if git['dirty'] else ''}" if git else ""
+    return (f"{env['cpu']['model']} ({env['cpu']['cores']} cores); GPU: {gpus or 'none'}; "
+            f"maxflow {env['maxflow']}{commit}; Python {env['python']}, numba {env['numba']}")
+
+
+def print_header(console: Console, run: BenchRun, suite: str | None, env: dict) -> None:
+    settings = run.settings
+    what = f"suite {suite}, " if suite else ""
+    console.print(describe_environment(env), highlight=False)
+    console.print(
+        f"[bold]maxflow bench[/bold]: {what}{_count(len(run.instances), 'instance')} x "
+        f"{_count(len(run.solvers), 'solver')}; "
+        f"stage-1 seconds, median of >= {settings.repeat} runs and >= {settings.min_time:g} s per cell after "
+        f"{settings.warmup} warm-up; baseline {run.baseline}")
+    console.print("compile (kept out of the times): "
+                  + ", ".join(f"{solver} {seconds:.2f} s" for solver, seconds in run.compile.items()))
+
+
+def _family_table(family: str, family_rows: list[Row], run: BenchRun, published: dict[str, PublishedRow]) -> Table:
+    others = run.solvers[1:]
+    papers = [published[row.group] for row in family_rows if row.group in published]
+    caption = f"paper: table {', '.join(sorted({p.table for p in papers}))}" if papers else None
+    table = Table(title=f"[bold]{family}[/bold]", title_justify="left", caption=caption, caption_justify="left")
+    for name in ("instance", "vertices", "arcs", "seeds"):
+        table.add_column(name, justify="left" if name == "instance" else "right")
+    for solver in run.solvers:
+        table.add_column(f"{solver} (s)", justify="right")
+    for solver in others:
+        table.add_column(f"speedup {solver}", justify="right")
+    paper_solvers = list(dict.fromkeys(solver for p in papers for solver in p.times))
+    for solver in paper_solvers:
+        table.add_column(f"paper {solver} (s)", justify="right", style="cyan")
+    if papers:
+        table.add_column("paper speedup", justify="right", style="cyan")
+    speedups = {solver: [] for solver in others}
+    for row in family_rows:
+        cells = [row.group, f"{row.n:,}", f"{row.m:,}", str(row.seeds)]
+        for solver in run.solvers:
+            mark = " [yellow]![/yellow]" if row.unstable[solver] else ""
+            cells.append(f"{_seconds(row.times[solver])} [dim]±{row.spread[solver]:.1%}[/dim]{mark}")
+        for solver in others:
+            ratio = row.times[run.baseline] / row.times[solver] if row.times[solver] > 0 else math.nan
+            speedups[solver].append(ratio)
+            cells.append(_speedup(ratio))
+        paper = published.get(row.group)
+        if papers:
+            cells += [_seconds(paper.times[s]) if paper and s in paper.times else "" for s in paper_solvers]
+            cells.append(_speedup(paper.speedup) if paper else "")
+        table.add_row(*cells)
+    if others:
+        table.add_section()
+        table.add_row("geometric mean", *[""] * (3 + len(run.solvers)),
+                      *(_speedup(geometric_mean(speedups[s])) for s in others),
+                      *[""] * (len(paper_solvers) + 1 if papers else 0))
+    return table
+
+
+def _unstable_lines(unstable: list[Cell]) -> list[str]:
+    lines = [f"  {cell.instance} {cell.solver}: median {_seconds(cell.stats.median)} s, MAD "
+             f"{cell.stats.mad / cell.stats.median:.1%}, min {_seconds(cell.stats.minimum)}, max "
+             f"{_seconds(cell.stats.maximum)} ({cell.stats.runs} runs)" for cell in unstable[:LISTED_UNSTABLE]]
+    if len(unstable) > LISTED_UNSTABLE:
+        lines.append(f"  ... and {len(unstable) - LISTED_UNSTABLE} more (see --detail or --json)")
+    return lines
+
+
+def _detail_tables(run: BenchRun) -> list[Table]:
+    """The instances (sizes, read, build and check seconds), then per solver every cell's
+    statistics, its other phases (median seconds over the measured runs) and its counters."""
+    instances = Table(title="[bold]instances[/bold] (seconds)", title_justify="left", box=box.SIMPLE_HEAD)
+    for name in ("instance", "vertices", "arcs", "read", "build", "check", "cut capacity"):
+        instances.add_column(name, justify="left" if name == "instance" else "right",
+                             overflow="fold" if name == "instance" else "ellipsis")
+    for record in run.instances:
+        instances.add_row(record.instance.name, f"{record.n:,}", f"{record.m:,}", _seconds(record.read),
+                          _seconds(record.build), _seconds(record.check_seconds), f"{record.cut_capacity:,}")
+    tables = [instances]
+    for solver in run.solvers:
+        cells = [cell for cell in run.cells if cell.solver == solver]
+        phases = list(dict.fromkeys(key for cell in cells for key in cell.phases if key != "stage1"))
+        table = Table(title=f"[bold]{solver}[/bold] (stage-1 seconds; other phases: medians; counters: medians)",
+                      title_justify="left", box=box.SIMPLE_HEAD)
+        for name in ("instance", "runs", "median", "MAD", "min", "max", *phases):
+            table.add_column(name, justify="left" if name == "instance" else "right",
+                             overflow="fold" if name == "instance" else "ellipsis")
+        table.add_column("counters", ratio=1)
+        for cell in cells:
+            stats = cell.stats
+            values = [stats.median, stats.mad, stats.minimum, stats.maximum, *(cell.phases.get(key) for key in phases)]
+            counters = ", ".join(f"{name} {count:,}" for name, count in cell.counters.items())
+            table.add_row(cell.instance, str(stats.runs), *("" if v is None else _seconds(v) for v in values), counters)
+        tables.append(table)
+    return tables
+
+
+def print_run(console: Console, run: BenchRun, published: tuple[PublishedRow, ...] = (), published_note: str = "",
+              detail: bool = False) -> None:
+    """The family tables, the detail when asked, the unstable cells, then the problems in red."""
+    by_preset = {row.preset: row for row in published}
+    for family, family_rows in rows(run).items():
+        console.print(_family_table(family, family_rows, run, by_preset))
+    console.print(f"[dim]time: mean over the seeds of each instance's median; ± the largest MAD/median "
+                  f"(unscaled MAD); ! {UNSTABLE_RULE}[/dim]")
+    if published_note:
+        console.print(f"[cyan]{published_note}[/cyan]")
+    if detail:
+        for table in _detail_tables(run):
+            console.print(table)
+    for record in run.instances:
+        for warning in record.warnings:
+            console.print(f"[yellow]warning[/yellow]: {record.instance.name}: {warning}")
+    unstable = [cell for cell in run.cells if cell.stats.unstable]
+    if unstable:
+        console.print(f"[yellow]{len(unstable)} unstable cells[/yellow] ({UNSTABLE_RULE}):")
+        for line in _unstable_lines(unstable):
+            console.print(line, highlight=False)
+    for problem in run.problems:
+        console.print(f"[bold red]FAILED[/bold red] [red]{problem}[/red]", highlight=False)
+
+
+def print_changes(console: Console, changes: list[Change], only_old: list[str], only_new: list[str]) -> None:
+    """Per cell new/old, a ≈ where the change is within noise; geometric mean per family."""
+    table = Table(title="[bold]new / old[/bold] (stage-1 medians)", title_justify="left")
+    for name in ("instance", "solver", "old (s)", "new (s)", "new/old", ""):
+        table.add_column(name, justify="left" if name in ("instance", "solver") else "right")
+    for change in changes:
+        colour = "dim" if change.noise else ("red" if change.ratio > 1 else "green")
+        verdict = "≈ noise" if change.noise else ("slower" if change.ratio > 1 else "faster")
+        table.add_row(change.instance, change.solver, _seconds(change.old), _seconds(change.new),
+                      f"[{colour}]{change.ratio:.3f}[/{colour}]", f"[{colour}]{verdict}[/{colour}]")
+    families = {}
+    for change in changes:
+        families.setdefault(change.family, []).append(change.ratio)
+    table.add_section()
+    for family, ratios in families.items():
+        table.add_row(f"{family}: geometric mean", "", "", "", f"{geometric_mean(ratios):.3f}", "")
+    console.print(table)
+    console.print(f"[dim]{NOISE_RULE}[/dim]")
+    for label, names in (("only in OLD", only_old), ("only in NEW", only_new)):
+        if names:
+            console.print(f"[yellow]{label}[/yellow]: {', '.join(names)}")
+
+
+def require_matplotlib() -> None:
+    """Fail before a long run, not after it, when --plot cannot be drawn."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise MaxflowError("--plot needs matplotlib: pip install 'maxflow[plot]'") from None
+
+
+def plot(run: BenchRun, path: str) -> None:
+    """Stage-1 time against arcs, log-log, one panel per family and one line per solver."""
+    require_matplotlib()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    table = rows(run)
+    columns = min(3, len(table))
+    lines = math.ceil(len(table) / columns)
+    figure, axes = pyplot.subplots(lines, columns, figsize=(4.5 * columns, 3.6 * lines), squeeze=False)
+    for axis in axes.flat[len(table):]:
+        axis.set_visible(False)
+    for axis, (family, family_rows) in zip(axes.flat, table.items()):
+        for solver in run.solvers:
+            axis.plot([row.m for row in family_rows], [row.times[solver] for row in family_rows], "o-", label=solver)
+        axis.set(title=family, xlabel="arcs", ylabel="stage-1 seconds", xscale="log", yscale="log")
+        axis.grid(True, which="both", alpha=0.3)
+        axis.legend()
+    figure.tight_layout()
+    with atomic_output(path) as stream:
+        figure.savefig(stream, format="png", dpi=120)
+    pyplot.close(figure)

@@ -1,0 +1,195 @@
+"""Benchmark results as one versioned JSON document (as pyperf's), a flat CSV, and comparisons.
+
+The document (``SCHEMA`` 1) holds ``schema``, ``created``, ``settings``, ``environment``
+(CPU, GPUs, versions, git commit), ``compile`` (seconds per solver, kept out of the times),
+``instances`` (size, read/build seconds, certificate) and ``results``: one entry per
+(instance, solver) with every measured stage-1 time in ``samples`` and their ``median``,
+``mad`` (unscaled), ``min``, ``max``, ``unstable``, ``speedup`` over the baseline and
+``flow_value``. ``maxflow bench compare`` reads two of them.
+"""
+
+import csv
+import io
+import json
+import math
+import os
+import platform
+import subprocess
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+import maxflow_cli
+from maxflow_cli.bench.runner import BenchRun
+from maxflow_cli.bench.stats import UNSTABLE_RULE, within_noise
+from maxflow_cli.errors import InputError
+from maxflow_cli.outputs import atomic_output
+
+SCHEMA = 1
+CSV_COLUMNS = ("instance", "family", "group", "solver", "device", "vertices", "arcs", "runs", "warmup",
+               "median", "mad", "min", "max", "unstable", "speedup", "flow_value", "samples")
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as stream:
+            for line in stream:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _gpus() -> list[dict]:
+    """Name, driver and clocks (MHz) of each NVIDIA GPU, from nvidia-smi; [] without one."""
+    fields = ("name", "driver_version", "clocks.sm", "clocks.mem", "clocks.max.sm", "memory.total")
+    try:
+        output = subprocess.run(
+            ["nvidia-smi", f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits"],
+            capture_output=True, text=True, timeout=20, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    keys = ("name", "driver", "sm_clock_mhz", "memory_clock_mhz", "max_sm_clock_mhz", "memory_mib")
+    return [dict(zip(keys, (value.strip() for value in line.split(",")))) for line in output.splitlines() if line]
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _git() -> dict:
+    """The commit of the checkout this package runs from, and whether it has changes; {} when
+    it is not run from a checkout (an installed wheel)."""
+    root = Path(maxflow_cli.__file__).resolve().parent.parent
+    if not (root / ".git").exists():
+        return {}
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                timeout=20, check=True).stdout.strip()
+        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True, timeout=20, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    return {"commit": commit, "dirty": bool(status.strip())}
+
+
+def environment() -> dict:
+    """The machine and the software the numbers come from."""
+    return {
+        "cpu": {"model": _cpu_model(), "cores": os.cpu_count()},
+        "gpus": _gpus(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "numpy": _version("numpy"),
+        "numba": _version("numba"),
+        "pycuda": _version("pycuda"),
+        "maxflow": maxflow_cli.__version__,
+        "git": _git(),
+    }
+
+
+def _finite(value: float) -> float | None:
+    """JSON has no NaN: a speedup over a median of 0 s (below the clock's resolution) is null."""
+    return None if math.isnan(value) else value
+
+
+def document(run: BenchRun, suite: str | None, env: dict) -> dict:
+    """The JSON document of a run (see the module docstring)."""
+    records = {record.instance.name: record for record in run.instances}
+    speedups = run.speedups()
+    results = []
+    for cell in run.cells:
+        record, stats = records[cell.instance], cell.stats
+        results.append({
+            "instance": cell.instance, "family": record.instance.family, "group": record.instance.group,
+            "solver": cell.solver, "device": cell.device, "vertices": record.n, "arcs": record.m,
+            "runs": stats.runs, "warmup": cell.warmup, "samples": cell.samples, "median": stats.median,
+            "mad": stats.mad, "min": stats.minimum, "max": stats.maximum, "unstable": stats.unstable,
+            "speedup": _finite(speedups[cell.instance, cell.solver]), "flow_value": cell.flow_value,
+            "mismatch": cell.mismatch, "phases": cell.phases, "counters": cell.counters,
+        })
+    return {
+        "schema": SCHEMA,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "settings": asdict(run.settings) | {
+            "suite": suite, "solvers": run.solvers, "baseline": run.baseline, "measured": "stage1 seconds",
+            "mad": "unscaled", "unstable_rule": UNSTABLE_RULE},
+        "environment": env,
+        "compile": run.compile,
+        "instances": [{
+            "instance": record.instance.name, "family": record.instance.family, "group": record.instance.group,
+            "vertices": record.n, "arcs": record.m, "read": record.read, "build": record.build,
+            "warnings": record.warnings, "check": {"ok": not record.check_problems, "problems": record.check_problems,
+                                                    "cut_capacity": record.cut_capacity,
+                                                    "seconds": record.check_seconds},
+        } for record in run.instances],
+        "results": results,
+        "problems": run.problems,
+    }
+
+
+def write_json(doc: dict, path: str) -> None:
+    with atomic_output(path) as stream:
+        stream.write((json.dumps(doc, indent=1) + "\n").encode())
+
+
+def write_csv(doc: dict, path: str) -> None:
+    """One row per (instance, solver); ``samples`` space-separated."""
+    text = io.StringIO()
+    writer = csv.DictWriter(text, CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for entry in doc["results"]:
+        writer.writerow(entry | {"samples": " ".join(map(repr, entry["samples"]))})
+    with atomic_output(path) as stream:
+        stream.write(text.getvalue().encode())
+
+
+def load(path: str) -> dict:
+    """A document written by ``--json``; refuses other files and other schema versions."""
+    try:
+        with open(path, "rb") as stream:
+            doc = json.load(stream)
+    except OSError as error:
+        raise InputError(path, None, f"cannot read: {error.strerror}") from None
+    except ValueError as error:
+        raise InputError(path, None, f"not JSON: {error}") from None
+    if not isinstance(doc, dict) or "results" not in doc or "schema" not in doc:
+        raise InputError(path, None, "not a 'maxflow bench --json' document")
+    if doc["schema"] != SCHEMA:
+        raise InputError(path, None, f"schema version {doc['schema']}; this maxflow reads version {SCHEMA}")
+    return doc
+
+
+@dataclass(frozen=True)
+class Change:
+    """One cell in both documents: new median / old median, and whether that is noise."""
+
+    instance: str
+    family: str
+    solver: str
+    old: float
+    new: float
+    ratio: float
+    noise: bool
+
+
+def compare(old: dict, new: dict) -> tuple[list[Change], list[str], list[str]]:
+    """Changes of the cells both documents hold; the (instance, solver) cells only in old, only in new."""
+    def cells(doc):
+        return {(entry["instance"], entry["solver"]): entry for entry in doc["results"]}
+
+    before, after = cells(old), cells(new)
+    changes = [
+        Change(key[0], entry["family"], key[1], before[key]["median"], entry["median"],
+               entry["median"] / before[key]["median"] if before[key]["median"] > 0 else float("nan"),
+               within_noise(before[key]["median"], before[key]["mad"], entry["median"], entry["mad"]))
+        for key, entry in after.items() if key in before
+    ]
+    return (changes, [f"{instance} ({solver})" for instance, solver in sorted(before.keys() - after.keys())],
+            [f"{instance} ({solver})" for instance, solver in sorted(after.keys() - before.keys())])
+

@@ -1,0 +1,70 @@
+"""Named sets of instances for ``maxflow bench --suite NAME``: ours and the seeds'.
+
+- ``quick``: every family of the papers at three small sizes, two seeds each; the papers'
+  shapes scaled down (Genrmf-long keeps b = 8a, Washington-RLG-long keeps L ≈ 1.5–2 W) so
+  that hipr alone on a 2-core laptop CPU takes well under a minute at the default settings.
+- ``gutierrez2012``: Gutiérrez Mota 2012, table 3.2 (five graphs per type and size, §3.2).
+- ``hehong2010``: He & Hong 2010, §VII (the same sizes, 50 instances per type, 3 runs each).
+- ``alvino2015``: Alvino 2015, §4.2 (Genrmf-wide 36, 64, 96, 128; five instances per type,
+  3 runs each), printed beside the published times of tables 4.1–4.5.
+
+Seeds are 1..k: the papers do not give theirs.
+"""
+
+from dataclasses import dataclass
+
+from maxflow_cli.bench import published
+from maxflow_cli.bench.instances import Instance, preset_instances, spec_instances
+from maxflow_cli.bench.published import PublishedRow
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    title: str
+    instances: tuple[Instance, ...]
+    published: tuple[PublishedRow, ...] = ()
+    published_note: str = ""
+
+
+_PAPER_SIZES = (
+    "acyclic-dense-2000", "acyclic-dense-4000", "acyclic-dense-6000",
+    "genrmf-long-24x192", "genrmf-long-28x224", "genrmf-long-32x256",
+    "genrmf-wide-36", "genrmf-wide-48", "genrmf-wide-64",
+    "washington-rlg-long-512x1024", "washington-rlg-long-768x1280", "washington-rlg-long-1024x1536",
+    "washington-rlg-wide-512", "washington-rlg-wide-768", "washington-rlg-wide-1024",
+)  # Gutiérrez Mota 2012 table 3.2; He & Hong 2010 §VII lists the same sizes
+_ALVINO_SIZES = tuple(row.preset for row in published.ALVINO_2015)
+
+
+def _from_presets(names, seeds: int) -> tuple[Instance, ...]:
+    return tuple(instance for name in names for instance in preset_instances(name, range(1, seeds + 1)))
+
+
+def _quick() -> tuple[Instance, ...]:
+    """Three sizes per family of the papers, seeds 1 and 2 (stage-1 hipr: 1–100 ms each here)."""
+    rmf, rlg = dict(c1=1, c2=10000), dict(cap=10000)
+    sizes = (
+        ("acyclic-dense", "acyclic-dense", [(f"{n}", dict(n=n)) for n in (500, 1000, 1500)]),
+        ("genrmf-long", "genrmf", [(f"{a}x{8 * a}", dict(a=a, b=8 * a) | rmf) for a in (8, 12, 16)]),
+        ("genrmf-wide", "genrmf", [(f"{a}", dict(a=a, b=a) | rmf) for a in (12, 18, 24)]),
+        ("washington-rlg-long", "washington-rlg",
+         [(f"{w}x{levels}", dict(rows=w, levels=levels) | rlg) for w, levels in ((64, 128), (96, 160), (128, 192))]),
+        ("washington-rlg-wide", "washington-rlg", [(f"{w}", dict(rows=w, levels=w) | rlg) for w in (64, 96, 128)]),
+    )
+    return tuple(instance for label, generator, rows in sizes for size, params in rows
+                 for instance in spec_instances(generator, params, (1, 2), label, f"{label}-{size}"))
+
+
+SUITES: dict[str, Suite] = {
+    suite.name: suite
+    for suite in (
+        Suite("quick", "every family at three small sizes, 2 seeds (the default)", _quick()),
+        Suite("gutierrez2012", "Gutiérrez Mota 2012, table 3.2: 15 sizes, 5 seeds",
+              _from_presets(_PAPER_SIZES, 5), published_note=published.GUTIERREZ_2012_NOTE),
+        Suite("hehong2010", "He & Hong 2010, §VII: 15 sizes, 50 seeds",
+              _from_presets(_PAPER_SIZES, 50), published_note=published.HE_HONG_2010_NOTE),
+        Suite("alvino2015", "Alvino 2015, §4.2 and tables 4.1–4.5: 16 sizes, 5 seeds",
+              _from_presets(_ALVINO_SIZES, 5), published.ALVINO_2015, published.ALVINO_2015_NOTE),
+    )
+}

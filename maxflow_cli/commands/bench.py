@@ -1,0 +1,165 @@
+"""`maxflow bench`: time solvers side by side; `maxflow bench compare OLD.json NEW.json`.
+
+The layers live in ``maxflow_cli.bench``: instances, suites and published numbers (what to
+run), runner (how), stats, results (JSON/CSV) and report (tables, plot). This module only
+parses options and wires them together.
+"""
+
+import itertools
+import sys
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from maxflow_cli.bench import report, results
+from maxflow_cli.bench.instances import parse_instances, unique
+from maxflow_cli.bench.runner import Settings, choose_solvers, default_solvers, run_benchmark
+from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE
+from maxflow_cli.bench.suites import SUITES
+from maxflow_cli.errors import BenchFailed
+from maxflow_cli.generators import FAMILIES
+
+DEFAULT_SUITE = "quick"
+
+
+class BenchGroup(click.Group):
+    """Runs the benchmark unless the first word is a subcommand (``compare``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or args[0] not in self.commands:
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+class BenchCommand(click.Command):
+    """The benchmark itself, shown as ``maxflow bench [OPTIONS] [INSTANCE]...``."""
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(ctx.parent.command_path, " ".join(self.collect_usage_pieces(ctx)))
+
+
+@click.group("bench", cls=BenchGroup)
+def bench() -> None:
+    """Benchmark solvers; compare two benchmark runs."""
+
+
+@bench.command("run", cls=BenchCommand, epilog=f"Statistics: MAD is unscaled; {UNSTABLE_RULE}.")
+@click.argument("instances", nargs=-1, metavar="[INSTANCE]...")
+@click.option("--solvers", metavar="A,B,...",
+              help="Solvers to time; NAME@cpu runs a GPU solver's CPU twin. [default: every solver that "
+                   "can run here on its default device]")
+@click.option("--baseline", default="hipr", show_default=True, metavar="NAME",
+              help="The solver speedups are computed against (added to --solvers if missing).")
+@click.option("--repeat", type=click.IntRange(1), default=5, show_default=True, metavar="N",
+              help="Measured runs per cell, at least.")
+@click.option("--min-time", type=click.FloatRange(0), default=1.0, show_default=True, metavar="SECONDS",
+              help="Measured wall time per cell, at least (more runs until reached).")
+@click.option("--warmup", type=click.IntRange(0), default=1, show_default=True, metavar="K",
+              help="Runs per cell discarded before measuring.")
+@click.option("--suite", "suite_name", type=click.Choice(list(SUITES)),
+              help=f"A named set of instances (see --list-suites). [default: {DEFAULT_SUITE}, when no INSTANCE]")
+@click.option("--list-suites", is_flag=True, help="List the suites' instances, sizes and seeds, and exit.")
+@click.option("--flow", is_flag=True, help="Also run stage 2 (preflow to flow); timed apart, see --detail.")
+@click.option("--detail", is_flag=True, help="Add each cell's statistics, phase times and counters.")
+@click.option("--json", "json_file", metavar="FILE", help="Write every sample, the statistics and the machine.")
+@click.option("--csv", "csv_file", metavar="FILE", help="Write one row per (instance, solver).")
+@click.option("--plot", "plot_file", metavar="FILE.png",
+              help="Draw time against size per family (needs matplotlib: pip install 'maxflow[plot]').")
+def run(instances, solvers, baseline, repeat, min_time, warmup, suite_name, list_suites, flow, detail,
+        json_file, csv_file, plot_file):
+    """Time solvers on instances and print a table per family with speedups over the baseline.
+
+    An INSTANCE is a DIMACS file, a quoted glob ('data/*.max'), a preset with optional seeds
+    (genrmf-long-24x192:seed=1..5; see 'maxflow gen --list-presets') or a generator spec
+    (genrmf:a=24,b=192,seed=1..5), generated in memory. With no INSTANCE and no --suite, the
+    quick suite runs.
+
+    Each instance is built once; each solver is compiled once (reported, not timed). Per
+    (instance, solver) cell: warm-up runs, then measured runs from a fresh state until both
+    --repeat and --min-time are met. The time is the solver's stage 1 (the maximum preflow, as
+    the papers time it). Every run's flow value must equal the baseline's and the baseline's
+    certificate is checked once per instance: otherwise the problem prints in red and the exit
+    code is 1.
+
+    \b
+    maxflow bench --suite quick
+    maxflow bench 'genrmf:a=16,b=128,seed=1..3' --solvers hipr,cuda --json run.json
+    maxflow bench compare old.json new.json --fail-if-slower 10
+    """
+    if list_suites:
+        _list_suites()
+        return
+    if plot_file:
+        report.require_matplotlib()
+    if suite_name is None and not instances:
+        suite_name = DEFAULT_SUITE
+    suite = SUITES.get(suite_name)
+    chosen = unique([*(suite.instances if suite else ()), *parse_instances(instances)])
+    labels = [label.strip() for label in solvers.split(",") if label.strip()] if solvers else default_solvers()
+    choices = choose_solvers(labels, baseline, flow)
+    env = results.environment()
+
+    console = Console(file=sys.stderr if "-" in (json_file, csv_file) else sys.stdout)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("compiling", total=len(chosen) * len(choices))
+        settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow)
+        outcome = run_benchmark(chosen, choices, settings,
+                                lambda text, done: progress.update(task, description=text, completed=done))
+
+    report.print_header(console, outcome, suite_name, env)
+    report.print_run(console, outcome, suite.published if suite else (), suite.published_note if suite else "",
+                     detail)
+    if json_file or csv_file:
+        doc = results.document(outcome, suite_name, env)
+        if json_file:
+            results.write_json(doc, json_file)
+        if csv_file:
+            results.write_csv(doc, csv_file)
+    if plot_file:
+        report.plot(outcome, plot_file)
+    problems = outcome.problems
+    if problems:
+        raise BenchFailed(f"{len(problems)} problem(s); the first: {problems[0]}")
+
+
+def _list_suites() -> None:
+    """Each suite's rows: family, instance group, vertices, arcs, seeds."""
+    console = Console(file=sys.stdout)
+    for suite in SUITES.values():
+        table = Table(title=f"[bold]{suite.name}[/bold]: {suite.title}", title_justify="left")
+        for name in ("family", "instance", "vertices", "arcs", "seeds"):
+            table.add_column(name, justify="right" if name in ("vertices", "arcs", "seeds") else "left")
+        for (family, group), members in itertools.groupby(suite.instances, lambda i: (i.family, i.group)):
+            members = list(members)
+            n, m, _ = FAMILIES[members[0].generator].size(**members[0].params)
+            table.add_row(family, group, f"{n:,}", f"{m:,}", str(len(members)))
+        console.print(table)
+
+
+@bench.command("compare", epilog=f"{NOISE_RULE}.")
+@click.argument("old", metavar="OLD.json")
+@click.argument("new", metavar="NEW.json")
+@click.option("--fail-if-slower", type=click.FloatRange(0), metavar="PCT",
+              help="Exit 1 when a cell's median is more than PCT% slower in NEW, beyond noise.")
+def compare(old, new, fail_if_slower):
+    """Per (instance, solver) cell in both files: the ratio of stage-1 medians, new/old.
+
+    Files are written by 'maxflow bench --json'.
+    """
+    before, after = results.load(old), results.load(new)
+    console = Console(file=sys.stdout)
+    for label, doc in (("OLD", before), ("NEW", after)):
+        console.print(f"{label}: {doc.get('created', '?')}  {report.describe_environment(doc['environment'])}",
+                      highlight=False)
+    changes, only_old, only_new = results.compare(before, after)
+    report.print_changes(console, changes, only_old, only_new)
+    if fail_if_slower is not None:
+        slower = [change for change in changes if not change.noise and change.ratio > 1 + fail_if_slower / 100]
+        if slower:
+            worst = max(slower, key=lambda change: change.ratio)
+            raise BenchFailed(f"{len(slower)} cell(s) more than {fail_if_slower:g}% slower beyond noise; the worst: "
+                              f"{worst.instance} ({worst.solver}) x{worst.ratio:.2f}")
+

@@ -1,0 +1,72 @@
+"""bench.report: family rows as the papers print them, published numbers beside ours, the plot."""
+
+import io
+import sys
+
+import pytest
+from rich.console import Console
+
+from maxflow_cli.bench import report
+from maxflow_cli.bench.instances import parse_instance
+from maxflow_cli.bench.published import ALVINO_2015, ALVINO_2015_NOTE
+from maxflow_cli.bench.runner import BenchRun, Cell, InstanceRecord, Settings
+from maxflow_cli.errors import MaxflowError
+
+
+def made_up_run() -> BenchRun:
+    """Two seeds of one Alvino size, hipr twice as slow as 'fast'; no solving."""
+    instances = parse_instance("genrmf-wide-36:seed=1..2")
+    run = BenchRun(Settings(), ["hipr", "fast"], {"hipr": 0.1, "fast": 0.2})
+    for instance, base in zip(instances, (1.0, 3.0)):
+        run.instances.append(InstanceRecord(instance, 46656, 226800, 0.01, 0.02, [], cut_capacity=7))
+        run.cells.append(Cell(instance.name, "hipr", "cpu", [base] * 5, 1, 7, {"stage1": base}, {"pushes": 9}))
+        run.cells.append(Cell(instance.name, "fast", "cpu", [base / 2] * 4 + [base], 1, 7, {"stage1": base / 2}, {}))
+    return run
+
+
+def printed(**kwargs) -> str:
+    stream = io.StringIO()
+    report.print_run(Console(file=stream, width=250), made_up_run(), **kwargs)
+    return stream.getvalue()
+
+
+def test_a_row_is_the_mean_of_the_seeds_medians():
+    (row,) = report.rows(made_up_run())["genrmf-wide"]
+    assert (row.group, row.n, row.m, row.seeds) == ("genrmf-wide-36", 46656, 226800, 2)
+    assert row.times == {"hipr": 2.0, "fast": 1.0}
+    assert row.unstable == {"hipr": False, "fast": True}
+
+
+def test_the_family_table_with_speedups_and_the_papers_numbers():
+    text = printed(published=ALVINO_2015, published_note=ALVINO_2015_NOTE)
+    assert "genrmf-wide" in text and "46,656" in text and "226,800" in text
+    assert "speedup fast" in text and "2.00x" in text  # the row and the geometric mean
+    assert "paper hipr (s)" in text and "0.48" in text and "1.95x" in text and "table 4.3" in text
+    assert "2 unstable cells" in text and "fast" in text
+    assert "FAILED" not in text
+
+
+def test_detail_adds_phases_and_counters():
+    text = printed(detail=True)
+    assert "instances (seconds)" in text and "cut capacity" in text and "pushes 9" in text
+
+
+def test_problems_print_in_red():
+    run = made_up_run()
+    run.cells[1].mismatch = "genrmf-wide-36:seed=1: fast gave flow value 8 in run 2 (1 of 6 runs differ), not 7"
+    stream = io.StringIO()
+    report.print_run(Console(file=stream, width=250, force_terminal=True), run)
+    assert "\x1b[1;31mFAILED" in stream.getvalue() and "gave flow value 8" in stream.getvalue()
+
+
+def test_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "times.png"
+    report.plot(made_up_run(), str(path))
+    assert path.read_bytes().startswith(b"\x89PNG")
+
+
+def test_plot_without_matplotlib_says_how_to_get_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(MaxflowError, match=r"pip install 'maxflow\[plot\]'"):
+        report.require_matplotlib()

@@ -1,0 +1,89 @@
+"""bench.results: the JSON document's schema, the CSV, loading, and comparisons of two runs."""
+
+import csv
+import json
+import subprocess
+
+import pytest
+
+from maxflow_cli.bench import results
+from maxflow_cli.bench.instances import parse_instance
+from maxflow_cli.bench.report import describe_environment
+from maxflow_cli.bench.results import (CSV_COLUMNS, SCHEMA, compare, document, environment, load, write_csv,
+                                       write_json)
+from maxflow_cli.bench.runner import Settings, choose_solvers, run_benchmark
+from maxflow_cli.errors import InputError
+
+ENTRY_FIELDS = {"instance", "family", "group", "solver", "device", "vertices", "arcs", "runs", "warmup", "samples",
+                "median", "mad", "min", "max", "unstable", "speedup", "flow_value", "mismatch", "phases", "counters"}
+
+
+@pytest.fixture(scope="module")
+def doc():
+    run = run_benchmark(parse_instance("genrmf:a=3,b=4,seed=1..2"), choose_solvers([], "hipr", False),
+                        Settings(repeat=2, warmup=0, min_time=0.0))
+    return document(run, None, environment())
+
+
+def test_the_document_has_the_documented_fields(doc):
+    assert doc["schema"] == SCHEMA == 1
+    assert {"schema", "created", "settings", "environment", "compile", "instances", "results", "problems"} <= set(doc)
+    env = doc["environment"]
+    assert {"cpu", "gpus", "python", "numpy", "numba", "pycuda", "maxflow", "git"} <= set(env)
+    assert env["cpu"]["cores"] >= 1 and env["cpu"]["model"]
+    assert doc["settings"]["repeat"] == 2 and doc["settings"]["baseline"] == "hipr"
+    assert len(doc["results"]) == 2
+    for entry in doc["results"]:
+        assert set(entry) == ENTRY_FIELDS
+        assert len(entry["samples"]) == entry["runs"] == 2
+        assert entry["min"] <= entry["median"] <= entry["max"]
+        assert isinstance(entry["flow_value"], int) and entry["speedup"] == 1.0
+    assert all(instance["check"]["ok"] for instance in doc["instances"])
+
+
+def test_json_round_trip(doc, tmp_path):
+    path = tmp_path / "run.json"
+    write_json(doc, str(path))
+    assert load(str(path)) == json.loads(json.dumps(doc))
+
+
+def test_csv_has_one_row_per_cell(doc, tmp_path):
+    path = tmp_path / "run.csv"
+    write_csv(doc, str(path))
+    with open(path, newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert tuple(rows[0]) == CSV_COLUMNS and len(rows) == 2
+    assert [float(x) for x in rows[0]["samples"].split()] == doc["results"][0]["samples"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("not json", "not JSON"),
+    ('{"a": 1}', "not a 'maxflow bench --json' document"),
+    ('{"schema": 99, "results": []}', "schema version 99"),
+])
+def test_load_refuses_other_files(tmp_path, text, message):
+    path = tmp_path / "other.json"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message):
+        load(str(path))
+
+
+def test_compare_marks_noise_and_lists_cells_in_one_file_only(doc):
+    old = json.loads(json.dumps(doc))
+    for entry in old["results"]:
+        entry["median"], entry["mad"] = 1.0, 0.01
+    new = json.loads(json.dumps(old))
+    new["results"][0]["median"] = 2.0
+    new["results"].append(dict(new["results"][1], instance="elsewhere"))
+    changes, only_old, only_new = compare(old, new)
+    assert [(c.ratio, c.noise) for c in changes] == [(2.0, False), (1.0, True)]
+    assert only_old == [] and only_new == ["elsewhere (hipr)"]
+
+
+def test_gpus_come_from_nvidia_smi(monkeypatch):
+    line = "NVIDIA H100 80GB HBM3, 580.159.04, 405, 2619, 1980, 81559\n"  # as an H100 answers
+    monkeypatch.setattr(results.subprocess, "run", lambda *args, **kwargs: subprocess.CompletedProcess(args, 0, line))
+    env = environment()
+    assert env["gpus"] == [{"name": "NVIDIA H100 80GB HBM3", "driver": "580.159.04", "sm_clock_mhz": "405",
+                            "memory_clock_mhz": "2619", "max_sm_clock_mhz": "1980", "memory_mib": "81559"}]
+    assert "NVIDIA H100 80GB HBM3 (driver 580.159.04, SM clock up to 1980 MHz)" in describe_environment(env)

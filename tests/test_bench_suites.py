@@ -1,0 +1,69 @@
+"""bench.suites and bench.published: the papers' instances and numbers, transcribed right."""
+
+from collections import Counter
+
+import pytest
+
+from maxflow_cli.bench.published import ALVINO_2015
+from maxflow_cli.bench.suites import SUITES
+from maxflow_cli.generators import FAMILIES, PRESETS
+
+# Gutiérrez Mota 2012, table 3.2: our preset of each row -> the vertices it prints (He & Hong §VII: the same)
+TABLE_3_2 = {
+    "acyclic-dense-2000": 2000, "acyclic-dense-4000": 4000, "acyclic-dense-6000": 6000,
+    "genrmf-long-24x192": 110592, "genrmf-long-28x224": 175616, "genrmf-long-32x256": 262144,
+    "genrmf-wide-36": 46656, "genrmf-wide-48": 110592, "genrmf-wide-64": 262144,
+    "washington-rlg-long-512x1024": 524290, "washington-rlg-long-768x1280": 983042,
+    "washington-rlg-long-1024x1536": 1572866,
+    "washington-rlg-wide-512": 262146, "washington-rlg-wide-768": 589826, "washington-rlg-wide-1024": 1048578,
+}
+
+
+def seeds_per_group(suite) -> Counter:
+    return Counter(instance.group for instance in suite.instances)
+
+
+def test_every_suite_has_valid_instances_with_unique_names():
+    for suite in SUITES.values():
+        names = [instance.name for instance in suite.instances]
+        assert len(names) == len(set(names)), suite.name
+        for instance in suite.instances:
+            FAMILIES[instance.generator].check(**instance.params)
+
+
+@pytest.mark.parametrize("name, seeds", [("gutierrez2012", 5), ("hehong2010", 50)])
+def test_the_papers_of_table_3_2(name, seeds):
+    assert seeds_per_group(SUITES[name]) == dict.fromkeys(TABLE_3_2, seeds)
+    for preset, vertices in TABLE_3_2.items():
+        assert PRESETS[preset].size()[0] == vertices
+
+
+def test_alvino_runs_the_sizes_of_its_tables_with_five_seeds():
+    suite = SUITES["alvino2015"]
+    assert seeds_per_group(suite) == {row.preset: 5 for row in ALVINO_2015}
+    assert suite.published == ALVINO_2015
+    for preset in ("genrmf-wide-96", "genrmf-wide-128"):
+        assert preset in seeds_per_group(suite) and preset not in TABLE_3_2
+
+
+def test_alvino_rows_agree_with_their_presets_and_their_own_speedups():
+    assert len(ALVINO_2015) == 16
+    for row in ALVINO_2015:
+        assert PRESETS[row.preset].size()[0] == row.vertices
+        # the printed speedup is the ratio of the printed (rounded) times, within rounding
+        assert row.times["hipr"] / row.times["openmp-cuda"] == pytest.approx(row.speedup, rel=0.05)
+    assert [row.table for row in ALVINO_2015] == ["4.1"] * 3 + ["4.2"] * 3 + ["4.3"] * 4 + ["4.4"] * 3 + ["4.5"] * 3
+
+
+def test_the_papers_without_tables_say_so():
+    for name in ("gutierrez2012", "hehong2010"):
+        assert SUITES[name].published == () and "no published numbers" in SUITES[name].published_note
+
+
+def test_quick_is_every_family_at_three_small_sizes_with_two_seeds():
+    suite = SUITES["quick"]
+    families = Counter(instance.family for instance in suite.instances)
+    assert families == dict.fromkeys(
+        ("acyclic-dense", "genrmf-long", "genrmf-wide", "washington-rlg-long", "washington-rlg-wide"), 6)
+    assert set(seeds_per_group(suite).values()) == {2}
+    assert max(FAMILIES[i.generator].size(**i.params)[1] for i in suite.instances) < 1_200_000
