@@ -38,6 +38,16 @@ def hipr_initialize(first, head, rev, res, excess, label, source, sink):
     label[source] = n
 
 
+@numba.njit(cache=True, inline="always")
+def _add_inactive(i, d, first_inactive, b_next, b_prev):
+    """hi_pr's iAdd: put i at the front of the inactive list of bucket d (n is the sentinel)."""
+    nxt = first_inactive[d]
+    b_next[i] = nxt
+    b_prev[i] = b_prev.shape[0] - 1
+    b_prev[nxt] = i
+    first_inactive[d] = i
+
+
 @numba.njit(cache=True)
 def _build_buckets(label, excess, source, sink, first_active, first_inactive, b_next, b_prev):
     """File every vertex with a label below n in its bucket, in vertex order like hi_pr's
@@ -62,11 +72,7 @@ def _build_buckets(label, excess, source, sink, first_active, first_inactive, b_
             if d < a_min:
                 a_min = d
         else:
-            nxt = first_inactive[d]
-            b_next[i] = nxt
-            b_prev[i] = n
-            b_prev[nxt] = i
-            first_inactive[d] = i
+            _add_inactive(i, d, first_inactive, b_next, b_prev)
     return a_max, a_min, d_max
 
 
@@ -110,11 +116,7 @@ def _global_update(first, head, rev, res, excess, label, current, sink,
                             if j_label < a_min:
                                 a_min = j_label
                         else:
-                            nxt = first_inactive[j_label]
-                            b_next[j] = nxt
-                            b_prev[j] = n
-                            b_prev[nxt] = j
-                            first_inactive[j_label] = j
+                            _add_inactive(j, j_label, first_inactive, b_next, b_prev)
                 i = b_next[i]
         level += 1
     return a_max, a_min, d_max
@@ -187,11 +189,7 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
             if a < stop:
                 # i is no longer active: keep its current arc, file it as inactive
                 current[i] = a
-                nxt = first_inactive[d]
-                b_next[i] = nxt
-                b_prev[i] = n
-                b_prev[nxt] = i
-                first_inactive[d] = i
+                _add_inactive(i, d, first_inactive, b_next, b_prev)
                 break
             # relabel(i)
             counters[RELABELS] += 1
