@@ -47,6 +47,7 @@ class SolverSpec:
     parameters: tuple[Parameter, ...] = ()
     devices: tuple[str, ...] = ("cpu",)
     unavailable: Callable[[SolveOptions], str | None] = lambda options: None
+    default_device: Callable[[], str] | None = None  # None: the first of `devices`
 
     def resolve(self, options: SolveOptions) -> SolveOptions:
         """Options with defaults filled in; refuses parameters and devices this solver lacks."""
@@ -55,7 +56,8 @@ class SolverSpec:
             if name not in known:
                 flag = "--" + name.replace("_", "-")
                 raise ParameterError(f"{flag} does not apply to solver '{self.name}'")
-        device = options.device or self.devices[0]
+        device = options.device or (self.default_device() if self.default_device
+                                    else self.devices[0])
         if device not in self.devices:
             raise ParameterError(
                 f"solver '{self.name}' runs on {', '.join(self.devices)}, not on '{device}'")
@@ -92,7 +94,7 @@ def all_parameters() -> dict[str, Parameter]:
 
 
 def _load_solvers() -> None:
-    from maxflow_cli.solvers import hipr  # noqa: F401  (registers itself)
+    from maxflow_cli.solvers import cuda, gpu_bfs, hipr, lockfree  # noqa: F401  (each registers itself)
 
 
 _load_solvers()

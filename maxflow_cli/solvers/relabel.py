@@ -1,4 +1,6 @@
-"""Labeling pieces shared by the solvers: reverse BFS from the sink, preflow initialisation.
+"""Labeling pieces shared by the solvers: reverse BFS from the sink, preflow initialisation,
+and He & Hong's global_relabel_cpu (its violation cancellation is the twin of the GPU kernel,
+in kernels/global_relabel_cpu.py).
 
 Global relabeling (hi_pr's global update; He & Hong 2010, Program 4 lines 9-16; Gutiérrez
 Mota 2012, alg. 4.6): the label of a vertex becomes its distance to the sink in the residual
@@ -7,6 +9,8 @@ graph, n where the sink cannot be reached.
 
 import numba
 import numpy as np
+
+from maxflow_cli.kernels.global_relabel_cpu import cancel_violations
 
 
 @numba.njit(cache=True)
@@ -60,3 +64,30 @@ def sink_reaching(graph, res: np.ndarray) -> np.ndarray:
     order = np.empty(graph.n, np.int32)
     reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, label, order)
     return label < graph.n
+
+
+@numba.njit(cache=True)
+def global_relabel_cpu(first, head, rev, res, excess, label, source, sink, marked, order):
+    """He & Hong 2010, Program 4: violation cancellation, reverse BFS from the sink, and the
+    excess of vertices that can no longer reach it taken out of ExcessTotal.
+
+    The source keeps label n. `marked` flags the vertices already taken out (their excess
+    never changes again: nothing pushes into a vertex labelled n). Returns (arcs cancelled,
+    excess newly stranded, to subtract from ExcessTotal, active vertices left).
+    """
+    n = label.shape[0]
+    cancelled = cancel_violations(first, head, rev, res, excess, label)
+    reverse_bfs(first, head, rev, res, sink, label, order)
+    label[source] = n
+    stranded = 0
+    active = 0
+    for u in range(n):
+        if u == source or u == sink:
+            continue
+        if label[u] == n:
+            if not marked[u]:
+                marked[u] = True
+                stranded += excess[u]
+        elif excess[u] > 0:
+            active += 1
+    return cancelled, stranded, active

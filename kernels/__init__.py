@@ -1,0 +1,58 @@
+"""The GPU kernels (``*.cu``), their Numba twins (``*_cpu.py``) and the one PyCUDA loader.
+
+``load(name)`` compiles ``<name>.cu`` with PyCUDA for the device's own architecture
+(``-arch=sm_XY``, sm_90 on an H100) once per process (PyCUDA also caches the compiled code
+on disk) and keeps the seconds it took in ``LOAD_SECONDS``, so that compile time stays out of
+solve times. ``gpu_unavailable()`` says what is missing when the kernels cannot run here.
+"""
+
+import functools
+import importlib.util
+import shutil
+import time
+from pathlib import Path
+
+KERNEL_DIR = Path(__file__).resolve().parent
+LOAD_SECONDS: dict[str, float] = {}
+_modules: dict = {}
+
+
+def cuda_sources() -> list[Path]:
+    """Every kernel source file."""
+    return sorted(KERNEL_DIR.glob("*.cu"))
+
+
+@functools.cache
+def gpu_unavailable() -> str | None:
+    """Why the kernels cannot run here (no PyCUDA, no driver or device, no nvcc), or None."""
+    if importlib.util.find_spec("pycuda") is None:
+        return "PyCUDA is not installed (pip install 'maxflow[cuda]')"
+    try:
+        import pycuda.driver as cuda
+
+        cuda.init()
+        count = cuda.Device.count()
+    except ImportError as error:
+        return f"PyCUDA cannot load the CUDA driver: {error}"
+    except cuda.Error as error:
+        return f"no CUDA device found: {error}"
+    if count == 0:
+        return "no CUDA device found: the driver lists none"
+    if shutil.which("nvcc") is None:
+        return "nvcc is not on PATH (PyCUDA compiles the kernels with it)"
+    return None
+
+
+def load(name: str):
+    """The PyCUDA module of ``<name>.cu``, compiled for the current device on first use."""
+    if name not in _modules:
+        import pycuda.autoprimaryctx  # noqa: F401  (makes the first device's context current)
+        import pycuda.driver as cuda
+        from pycuda.compiler import SourceModule
+
+        started = time.perf_counter()
+        major, minor = cuda.Context.get_device().compute_capability()
+        source = (KERNEL_DIR / f"{name}.cu").read_text()
+        _modules[name] = SourceModule(source, arch=f"sm_{major}{minor}", no_extern_c=True)
+        LOAD_SECONDS[name] = time.perf_counter() - started
+    return _modules[name]

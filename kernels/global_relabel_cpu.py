@@ -1,0 +1,53 @@
+"""Numba twins of global_relabel.cu: Gutiérrez Mota 2012, alg. 4.5, 4.6 and 4.8, on the CPU.
+
+The same per-vertex steps on the same arrays, the vertices taken in order. Violation
+cancellation is also the CPU code of He & Hong's global_relabel_cpu (solvers/relabel.py).
+"""
+
+import numba
+
+
+@numba.njit(cache=True)
+def cancel_violations(first, head, rev, res, excess, label):
+    """Twin of cancel_violations_kernel: saturate every residual arc (u, v) with
+    label(u) > label(v) + 1 (He & Hong 2010, Program 4 lines 1-8; Gutiérrez Mota 2012,
+    alg. 4.5).
+
+    A lock-free kernel can stop with such arcs in place; pushing their whole residual makes
+    the labels valid again. Returns the number of arcs cancelled.
+    """
+    cancelled = 0
+    for u in range(label.shape[0]):
+        for a in range(first[u], first[u + 1]):
+            delta = res[a]
+            if delta > 0 and label[u] > label[head[a]] + 1:
+                res[a] = 0
+                res[rev[a]] += delta
+                excess[u] -= delta
+                excess[head[a]] += delta
+                cancelled += 1
+    return cancelled
+
+
+@numba.njit(cache=True)
+def reset_labels(n, source, sink, unreached, label):
+    """Twin of reset_labels_kernel (alg. 4.6)."""
+    label[:] = unreached
+    label[source] = n
+    label[sink] = 0
+
+
+@numba.njit(cache=True)
+def bfs_level(n, level, unreached, first, head, rev, res, label):
+    """Twin of bfs_level_kernel (alg. 4.8): label level + 1 the unreached vertices with a
+    residual arc into a vertex at `level`; returns whether it labelled any."""
+    changed = False
+    for u in range(n):
+        if label[u] != level:
+            continue
+        for a in range(first[u], first[u + 1]):
+            v = head[a]
+            if label[v] == unreached and res[rev[a]] > 0:
+                label[v] = level + 1
+                changed = True
+    return changed

@@ -1,0 +1,274 @@
+"""OpenMP-style parallel pieces shared by the solvers (Alvino 2015, §4.1.4-4.1.5), in Numba.
+
+Numba runs each ``prange`` loop on its threading layer (OpenMP where available). Work is split
+into one contiguous chunk per thread. A chunk that produces vertices writes them to its own
+region of a scratch buffer, bounded by the out-degrees of the vertices it reads (each vertex
+it reads yields at most one vertex per arc); the local lists are then merged into one by a
+prefix sum over their sizes (Alvino's "local frontiers merged by a parallel prefix sum").
+
+- ``parallel_reverse_bfs``: Algorithm 13, level-synchronous reverse BFS from the sink;
+- ``parallel_global_relabel``: He & Hong 2010, Program 4 on those pieces (violation
+  cancellation, the BFS, stranded excess out of ExcessTotal), the parallel twin of
+  ``relabel.global_relabel_cpu``, and the list of active vertices it leaves;
+- ``parallel_gap_relabel``: Algorithm 14, on hi_pr's buckets.
+"""
+
+import contextlib
+
+import numba
+import numpy as np
+from numba import prange
+
+from maxflow_cli.atomics import atomic_add, atomic_cas, atomic_load, atomic_store, yield_thread
+from maxflow_cli.errors import ParameterError
+from maxflow_cli.solvers import Parameter
+from maxflow_cli.solvers.relabel import reverse_bfs
+
+THREADS_PARAMETER = Parameter(
+    "threads", int, numba.config.NUMBA_NUM_THREADS,
+    "CPU threads for the parallel loops (lockfree); default: all cores (NUMBA_NUM_THREADS)")
+
+
+@contextlib.contextmanager
+def threads_in_use(count: int):
+    """Run the parallel loops inside on `count` threads (numba.set_num_threads)."""
+    limit = numba.config.NUMBA_NUM_THREADS
+    if not 1 <= count <= limit:
+        raise ParameterError(f"--threads {count}: must be in 1..{limit} (NUMBA_NUM_THREADS)")
+    previous = numba.get_num_threads()
+    numba.set_num_threads(count)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
+class Workspace:
+    """The scratch arrays of the parallel pieces for one graph, allocated once per solve."""
+
+    def __init__(self, graph):
+        n, arcs = graph.n, graph.head.shape[0]
+        self.order = np.empty(n, np.int32)  # BFS order, then the frontier lists
+        self.degree_end = np.empty(n, np.int64)  # cumulative out-degree along `order`
+        self.buffer = np.empty(arcs + 1, np.int32)  # the local frontiers
+        self.active = np.empty(n, np.int32)
+        self.marked = np.zeros(n, np.bool_)
+
+
+@numba.njit(cache=True)
+def chunk(start, size, parts, part):
+    """The bounds of `part` among `parts` near-equal chunks of start .. start+size-1."""
+    return start + size * part // parts, start + size * (part + 1) // parts
+
+
+@numba.njit(cache=True)
+def region(ends, i):
+    """Where item i's share of the scratch buffer begins: the out-degrees before it."""
+    return ends[i - 1] if i > 0 else 0
+
+
+ABORTED = -1
+SPINS_TO_GATHER = 1 << 20  # about a second: the threads did not all start together
+SPINS_BEFORE_YIELDING = 1 << 12  # a few microseconds
+
+
+@numba.njit(cache=True)
+def gather(sync, threads):
+    """Alvino's loops keep one OpenMP team for a whole BFS; here the `threads` iterations of one
+    prange must run at once, each on its own thread, for `barrier` to be safe. Each arrives
+    here first: True once all have arrived; False, for every one of them, if they did not
+    within SPINS_TO_GATHER spins (a threading layer that ran two iterations on one thread):
+    the caller then falls back to sequential code. sync[0] counts arrivals or is ABORTED;
+    both `threads` and ABORTED are final, so all iterations decide alike."""
+    while True:
+        seen = atomic_load(sync, 0)
+        if seen == ABORTED:
+            return False
+        if atomic_cas(sync, 0, seen, seen + 1) == seen:
+            break
+    spins = 0
+    while True:
+        seen = atomic_load(sync, 0)
+        if seen == threads:
+            return True
+        if seen == ABORTED:
+            return False
+        spins += 1
+        if spins > SPINS_BEFORE_YIELDING:
+            yield_thread()
+        if spins > SPINS_TO_GATHER and atomic_cas(sync, 0, seen, ABORTED) == seen:
+            return False
+
+
+@numba.njit(cache=True)
+def barrier(sync, threads):
+    """A spinning barrier for the gathered threads (sync[1]: arrivals, sync[2]: generation;
+    sync[3] is left for a result)."""
+    generation = atomic_load(sync, 2)
+    if atomic_add(sync, 1, 1) == threads - 1:
+        atomic_store(sync, 1, 0)
+        atomic_add(sync, 2, 1)
+    else:
+        spins = 0
+        while atomic_load(sync, 2) == generation:
+            spins += 1
+            if spins > SPINS_BEFORE_YIELDING:
+                yield_thread()
+
+
+@numba.njit(cache=True)
+def merge_own_frontier(t, threads, first, found, local, buffer, out, out_ends):
+    """Alvino 2015, Algorithm 13 line 15, thread t's share: after a barrier, every thread
+    reads the sizes `found` and the out-degree totals (found[threads + k]) of all local
+    frontiers, takes their prefix sums, and copies its own from buffer[local:] into its place
+    in out, with the cumulative out-degrees into out_ends. Returns the merged size."""
+    place = 0
+    running = 0
+    total = 0
+    for k in range(threads):
+        if k < t:
+            place += found[k]
+            running += found[threads + k]
+        total += found[k]
+    for i in range(found[t]):
+        v = buffer[local + i]
+        running += first[v + 1] - first[v]
+        out[place + i] = v
+        out_ends[place + i] = running
+    return total
+
+
+@numba.njit(parallel=True, cache=True)
+def _bfs_levels(first, head, rev, res, sink, label, order, degree_end, buffer, threads, sync,
+                found):
+    """The levels of Algorithm 13, each thread one chunk of every level; two barriers a
+    level (local frontiers built; merged)."""
+    n = label.shape[0]
+    for t in prange(threads):
+        if not gather(sync, threads):
+            continue
+        start = 0
+        tail = 1
+        level = 0
+        while start < tail:
+            size = tail - start
+            lo, hi = chunk(start, size, threads, t)
+            local = region(degree_end[start:tail], lo - start)
+            count = 0
+            degrees = 0
+            for i in range(lo, hi):
+                u = order[i]
+                for a in range(first[u], first[u + 1]):
+                    v = head[a]
+                    if (res[rev[a]] > 0 and atomic_load(label, v) == n
+                            and atomic_cas(label, v, n, level + 1) == n):
+                        buffer[local + count] = v
+                        count += 1
+                        degrees += first[v + 1] - first[v]
+            found[t] = count
+            found[threads + t] = degrees
+            barrier(sync, threads)
+            added = merge_own_frontier(t, threads, first, found, local, buffer, order[tail:],
+                                       degree_end[tail:])
+            barrier(sync, threads)
+            start = tail
+            tail += added
+            level += 1
+        if t == 0:
+            sync[3] = tail
+
+
+@numba.njit(parallel=True, cache=True)
+def parallel_reverse_bfs(first, head, rev, res, sink, label, order, degree_end, buffer,
+                         threads):
+    """Alvino 2015, Algorithm 13: exact distances to `sink` over residual arcs into `label`
+    (n if unreachable), one BFS level at a time, each level's vertices split among
+    `threads` threads. A vertex is claimed by compare-and-swap on its label, so it enters
+    one local frontier only. `order` receives the reached vertices level by level (the
+    sequential reverse_bfs's order where the threads could not be gathered); returns how
+    many."""
+    n = label.shape[0]
+    for u in prange(n):
+        label[u] = n
+    label[sink] = 0
+    order[0] = sink
+    degree_end[0] = first[sink + 1] - first[sink]
+    sync = np.zeros(4, np.int64)
+    found = np.zeros(2 * threads, np.int64)
+    _bfs_levels(first, head, rev, res, sink, label, order, degree_end, buffer, threads, sync,
+                found)
+    if sync[0] == ABORTED:
+        return reverse_bfs(first, head, rev, res, sink, label, order)
+    return sync[3]
+
+
+@numba.njit(parallel=True, cache=True)
+def parallel_cancel_violations(first, head, rev, res, excess, label):
+    """The parallel twin of cancel_violations (He & Hong 2010, Program 4 lines 1-8): saturate
+    every residual arc (u, v) with label(u) > label(v) + 1. Only u's iteration touches the
+    pair (u, v), (v, u) (both cannot violate); excesses are added to atomically. Returns the
+    number of arcs cancelled."""
+    n = label.shape[0]
+    cancelled = 0
+    for u in prange(n):
+        for a in range(first[u], first[u + 1]):
+            delta = res[a]
+            if delta > 0 and label[u] > label[head[a]] + 1:
+                res[a] = 0
+                res[rev[a]] += delta
+                atomic_add(excess, u, -delta)
+                atomic_add(excess, head[a], delta)
+                cancelled += 1
+    return cancelled
+
+
+@numba.njit(parallel=True, cache=True)
+def parallel_global_relabel(first, head, rev, res, excess, label, source, sink, marked, order,
+                            degree_end, buffer, active, threads):
+    """He & Hong 2010, Program 4, with Alvino 2015's Algorithm 13 as its BFS: the parallel
+    twin of relabel.global_relabel_cpu. Also lists the active vertices in `active`.
+    Returns (arcs cancelled, excess newly stranded, active vertices)."""
+    n = label.shape[0]
+    cancelled = parallel_cancel_violations(first, head, rev, res, excess, label)
+    reached = parallel_reverse_bfs(first, head, rev, res, sink, label, order, degree_end,
+                                   buffer, threads)
+    label[source] = n
+    stranded = 0
+    for u in prange(n):
+        if label[u] == n and not marked[u] and u != source and u != sink:
+            marked[u] = True
+            stranded += excess[u]
+    parts = max(1, min(threads, reached))
+    found = np.zeros(parts, np.int64)
+    for t in prange(parts):
+        lo, hi = chunk(0, reached, parts, t)
+        count = 0
+        for i in range(lo, hi):
+            u = order[i]
+            if excess[u] > 0 and u != sink and u != source:
+                buffer[lo + count] = u
+                count += 1
+        found[t] = count
+    count = 0
+    for t in range(parts):
+        lo, _ = chunk(0, reached, parts, t)
+        active[count:count + found[t]] = buffer[lo:lo + found[t]]
+        count += found[t]
+    return cancelled, stranded, count
+
+
+@numba.njit(parallel=True, cache=True)
+def parallel_gap_relabel(first_inactive, b_next, label, empty, d_max):
+    """Alvino 2015, Algorithm 14 on hi_pr's buckets: the buckets above the empty one, up to
+    d_max, in parallel; every vertex in them is lifted to n and the bucket emptied (lists end
+    at n). Returns how many vertices were lifted."""
+    n = label.shape[0]
+    lifted = 0
+    for level in prange(empty + 1, d_max + 1):
+        k = first_inactive[level]
+        while k != n:
+            label[k] = n
+            lifted += 1
+            k = b_next[k]
+        first_inactive[level] = n
+    return lifted

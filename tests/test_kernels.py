@@ -1,0 +1,204 @@
+"""The kernels: every .cu file builds with nvcc; the Numba twins' per-vertex steps; on a GPU
+(marked gpu), each kernel against its twin on the same arrays, and the PyCUDA loader."""
+
+import importlib.machinery
+import shutil
+import subprocess
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from maxflow_cli import generators, kernels
+from maxflow_cli.kernels import push_relabel_cpu
+from maxflow_cli.kernels.devices import STATE_TYPES, GpuDevice, TwinDevice
+from maxflow_cli.network import Network
+from maxflow_cli.residual import build_residual
+from maxflow_cli.solvers.relabel import reverse_bfs, saturate_source_arcs
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc (the CUDA compiler) is not on PATH")
+@pytest.mark.parametrize("source", kernels.cuda_sources(), ids=lambda path: path.name)
+def test_every_kernel_builds_with_nvcc(source, tmp_path):
+    build = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(source), "-o",
+                            str(tmp_path / "kernel.o")], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+
+
+def _diamond():
+    """s=0 -> a=1 (9), a -> b=2 (4), a -> c=3 (6), b -> t=4, c -> t (9 each), a -> a (5)."""
+    return build_residual(Network.from_arcs(5, 0, 4, [(0, 1, 9), (1, 2, 4), (1, 3, 6),
+                                                      (2, 4, 9), (3, 4, 9), (1, 1, 5)]))
+
+
+def test_step_pushes_to_the_lowest_residual_neighbour():
+    graph = _diamond()
+    res = graph.initial_residuals()
+    excess = np.zeros(5, np.int64)
+    saturate_source_arcs(graph.first, graph.head, graph.rev, res, excess, 0)
+    label = np.array([5, 3, 2, 1, 0], np.int32)
+    arc = push_relabel_cpu.push_relabel_step(1, 9, 3, graph.first, graph.head, graph.rev, res,
+                                             excess, label)
+    assert arc == graph.arc_of_input[2]
+    assert excess.tolist() == [-9, 3, 0, 6, 0]  # all of (a, c)'s 6, c being lowest
+    assert res[graph.arc_of_input[2]] == 0 and res[graph.rev[graph.arc_of_input[2]]] == 6
+
+
+def test_step_relabels_to_lowest_plus_one_ignoring_self_loops():
+    graph = _diamond()
+    res = graph.initial_residuals()
+    label = np.array([5, 1, 4, 3, 0], np.int32)
+    excess = np.array([-9, 9, 0, 0, 0], np.int64)
+    res[graph.arc_of_input[0]] = 0
+    res[graph.rev[graph.arc_of_input[0]]] = 9
+    outcome = push_relabel_cpu.push_relabel_step(1, 9, 1, graph.first, graph.head, graph.rev,
+                                                 res, excess, label)
+    assert outcome == push_relabel_cpu.RELABELED
+    assert label[1] == 4  # c's 3 + 1; the self-loop's label 1 does not count
+
+
+def _state(seed):
+    """A genrmf graph with random residuals, excesses and labels: plenty of violations."""
+    graph = build_residual(generators.make("genrmf", a=5, b=8, seed=seed))
+    rng = np.random.default_rng(seed)
+    return graph, {
+        "res": graph.cap // rng.integers(1, 4, graph.cap.shape[0]),
+        "excess": rng.integers(0, 50, graph.n),
+        "label": rng.integers(0, 9, graph.n),  # 8: unreached, for bfs_level
+    }
+
+
+def _run(device, state, operation, *args):
+    """Load `state` into `device`, run `operation`, return (its outcome, the state after)."""
+    for name, values in state.items():
+        device.to_device(name, values.astype(STATE_TYPES[name]))
+    outcome = getattr(device, operation)(*args)
+    after = {name: np.empty(len(values), STATE_TYPES[name]) for name, values in state.items()}
+    for name, host in after.items():
+        device.to_host(name, host)
+    return outcome, after
+
+
+def test_twin_bfs_levels_give_exact_distances():
+    graph, state = _state(1)
+    device = TwinDevice(graph)
+    n = graph.n
+    device.to_device("res", state["res"])
+    device.reset_labels(2 * n)
+    level = 0
+    while device.bfs_level(level, 2 * n):
+        level += 1
+    label = np.empty(n, np.int32)
+    device.to_host("label", label)
+    expected = np.empty(n, np.int32)
+    reverse_bfs(graph.first, graph.head, graph.rev, state["res"], graph.sink, expected,
+                np.empty(n, np.int32))
+    expected[expected == n] = 2 * n
+    expected[graph.source] = n
+    assert label.tolist() == expected.tolist()
+
+
+@pytest.fixture
+def devices():
+    """A GpuDevice and a TwinDevice on one graph and state (skips without a usable GPU)."""
+    reason = kernels.gpu_unavailable()
+    if reason:
+        pytest.skip(reason)
+    graph, state = _state(7)
+    gpu = GpuDevice(graph, 32)
+    yield gpu, TwinDevice(graph), graph, state
+    gpu.close()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("operation,args", [("cancel_violations", ()), ("reset_labels", (8,)),
+                                            ("bfs_level", (0, 8)), ("bfs_level", (3, 8))])
+def test_kernel_matches_twin(devices, operation, args):
+    gpu, twin, _, state = devices
+    gpu_outcome, gpu_after = _run(gpu, state, operation, *args)
+    twin_outcome, twin_after = _run(twin, state, operation, *args)
+    assert gpu_outcome == twin_outcome
+    for name in state:
+        np.testing.assert_array_equal(gpu_after[name], twin_after[name], err_msg=name)
+    assert gpu.counters()["violations_cancelled"] == twin.counters()["violations_cancelled"]
+
+
+@pytest.mark.gpu
+def test_push_relabel_kernel_matches_twin_on_independent_active_vertices(devices):
+    """One cycle in which the active vertices are pairwise non-adjacent, and their neighbours
+    stay inactive whatever they receive, has one outcome in any order."""
+    gpu, twin, graph, state = devices
+    state["excess"][:] = -1000
+    blocked = np.zeros(graph.n, bool)
+    blocked[[graph.source, graph.sink]] = True
+    for u in np.random.default_rng(3).permutation(graph.n):
+        if not blocked[u]:
+            state["excess"][u] = 1 + u % 7
+            blocked[graph.head[graph.first[u]:graph.first[u + 1]]] = True
+            blocked[u] = True
+    gpu_seen, gpu_after = _run(gpu, state, "push_relabel", 1)
+    twin_seen, twin_after = _run(twin, state, "push_relabel", 1)
+    assert gpu_seen and twin_seen
+    for name in state:
+        np.testing.assert_array_equal(gpu_after[name], twin_after[name], err_msg=name)
+    counts = gpu.counters()
+    assert counts["pushes"] == twin.counters()["pushes"] > 0
+    assert counts["relabels"] == twin.counters()["relabels"] > 0
+
+
+@pytest.mark.gpu
+def test_push_relabel_kernel_keeps_a_preflow_under_contention(devices):
+    """Many cycles, every vertex active: residual pairs and total excess are conserved, no
+    excess goes negative, and each excess matches the flows."""
+    gpu, _, graph, _ = devices
+    res = graph.initial_residuals()
+    excess = np.zeros(graph.n, np.int64)
+    saturate_source_arcs(graph.first, graph.head, graph.rev, res, excess, graph.source)
+    label = np.zeros(graph.n, np.int32)
+    label[graph.source] = graph.n
+    _, after = _run(gpu, {"res": res, "excess": excess, "label": label}, "push_relabel", 64)
+    res, excess = after["res"], after["excess"]
+    assert np.array_equal(res + res[graph.rev], graph.cap + graph.cap[graph.rev])
+    assert excess.sum() == 0 and (np.delete(excess, graph.source) >= 0).all()
+    flow = graph.cap - res
+    tails = np.repeat(np.arange(graph.n), np.diff(graph.first))
+    inflow = np.bincount(graph.head, weights=np.maximum(flow, 0), minlength=graph.n)
+    outflow = np.bincount(tails, weights=np.maximum(flow, 0), minlength=graph.n)
+    assert np.array_equal(excess, (inflow - outflow).astype(np.int64))
+    assert gpu.counters()["pushes"] > 0
+
+
+@pytest.mark.gpu
+def test_loader_compiles_once_for_this_device():
+    reason = kernels.gpu_unavailable()
+    if reason:
+        pytest.skip(reason)
+    module = kernels.load("push_relabel")
+    assert kernels.load("push_relabel") is module
+    assert kernels.LOAD_SECONDS["push_relabel"] > 0
+
+
+def _fake_pycuda(monkeypatch, init):
+    """Install a stand-in pycuda whose driver's init() is `init`."""
+    driver = types.ModuleType("pycuda.driver")
+    driver.Error = RuntimeError
+    driver.init = init
+    package = types.ModuleType("pycuda")
+    package.__spec__ = importlib.machinery.ModuleSpec("pycuda", None)
+    package.driver = driver
+    monkeypatch.setitem(sys.modules, "pycuda", package)
+    monkeypatch.setitem(sys.modules, "pycuda.driver", driver)
+
+
+def test_unavailable_reasons_name_what_is_missing(monkeypatch):
+    probe = kernels.gpu_unavailable.__wrapped__
+    monkeypatch.setattr(kernels.importlib.util, "find_spec", lambda name: None)
+    assert probe() == "PyCUDA is not installed (pip install 'maxflow[cuda]')"
+    monkeypatch.undo()
+
+    def no_device():
+        raise RuntimeError("cuInit failed: no CUDA-capable device is detected")
+
+    _fake_pycuda(monkeypatch, no_device)
+    assert probe() == "no CUDA device found: cuInit failed: no CUDA-capable device is detected"

@@ -1,0 +1,100 @@
+"""Alvino 2015, Algorithms 13 and 14, and He & Hong's Program 4 on them, against the
+sequential pieces of solvers/relabel.py."""
+
+import numba
+import numpy as np
+import pytest
+
+from maxflow_cli import generators
+from maxflow_cli.errors import ParameterError
+from maxflow_cli.residual import build_residual
+from maxflow_cli.solvers.parallel_relabel import (Workspace, parallel_gap_relabel,
+                                                  parallel_global_relabel, parallel_reverse_bfs,
+                                                  threads_in_use)
+from maxflow_cli.solvers.relabel import global_relabel_cpu, reverse_bfs
+
+THREADS = numba.config.NUMBA_NUM_THREADS
+
+
+def _graph(family="washington-rlg", **params):
+    params = params or dict(rows=16, levels=12, cap=50)
+    return build_residual(generators.make(family, seed=3, **params))
+
+
+def _scrambled_state(graph, seed):
+    """Residuals with about a third of the arcs closed, and labels not valid for them."""
+    rng = np.random.default_rng(seed)
+    res = graph.initial_residuals()
+    res[rng.random(res.shape[0]) < 0.35] = 0
+    excess = rng.integers(0, 5, graph.n).astype(np.int64)
+    label = rng.integers(0, graph.n // 2, graph.n).astype(np.int32)
+    return res, excess, label
+
+
+@pytest.mark.parametrize("threads", sorted({1, 2, THREADS}))
+@pytest.mark.parametrize("family,params", [
+    ("washington-rlg", dict(rows=16, levels=12, cap=50)),
+    ("genrmf", dict(a=4, b=6, c1=1, c2=100)),
+    ("acyclic-dense", dict(n=40)),
+])
+def test_parallel_bfs_gives_the_sequential_distances(threads, family, params):
+    graph = _graph(family, **params)
+    space = Workspace(graph)
+    for seed in range(3):
+        res, _, _ = _scrambled_state(graph, seed)
+        expected = np.empty(graph.n, np.int32)
+        reached = reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, expected,
+                              np.empty(graph.n, np.int32))
+        label = np.zeros(graph.n, np.int32)
+        assert parallel_reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, label,
+                                    space.order, space.degree_end, space.buffer,
+                                    threads) == reached
+        assert (label == expected).all()
+        order = space.order[:reached]
+        assert sorted(order.tolist()) == sorted(np.flatnonzero(expected < graph.n).tolist())
+        assert (np.diff(label[order]) >= 0).all()  # level by level
+
+
+@pytest.mark.parametrize("threads", sorted({1, THREADS}))
+def test_parallel_global_relabel_matches_program_4(threads):
+    graph = _graph()
+    for seed in range(3):
+        res, excess, label = _scrambled_state(graph, seed)
+        state = (res.copy(), excess.copy(), label.copy(), np.zeros(graph.n, np.bool_))
+        expected = global_relabel_cpu(graph.first, graph.head, graph.rev, *state[:3],
+                                      graph.source, graph.sink, state[3],
+                                      np.empty(graph.n, np.int32))
+        space = Workspace(graph)
+        got = parallel_global_relabel(graph.first, graph.head, graph.rev, res, excess, label,
+                                      graph.source, graph.sink, space.marked, space.order,
+                                      space.degree_end, space.buffer, space.active, threads)
+        assert got == expected
+        assert (res == state[0]).all() and (excess == state[1]).all()
+        assert (label == state[2]).all() and (space.marked == state[3]).all()
+        active = space.active[:got[2]]
+        assert len(set(active.tolist())) == got[2]
+        assert (excess[active] > 0).all() and (label[active] < graph.n).all()
+
+
+def test_parallel_gap_lifts_every_bucket_above_the_empty_one():
+    n = 10
+    label = np.array([0, 1, 3, 3, 4, 6, 1, 5, 1, 9], np.int32)  # bucket 2 is empty
+    first_inactive = np.full(n + 1, n, np.int32)
+    b_next = np.full(n + 1, n, np.int32)
+    for vertex in range(n):  # hi_pr's inactive lists, one per label below n
+        if label[vertex] < n:
+            b_next[vertex] = first_inactive[label[vertex]]
+            first_inactive[label[vertex]] = vertex
+    lifted = parallel_gap_relabel(first_inactive, b_next, label, 2, 6)
+    assert lifted == 5
+    assert label.tolist() == [0, 1, 10, 10, 10, 10, 1, 10, 1, 9]  # 9 is above d_max
+    assert (first_inactive[3:7] == n).all() and first_inactive[1] == 8
+
+
+def test_threads_out_of_range_are_refused():
+    with pytest.raises(ParameterError, match="--threads"):
+        with threads_in_use(THREADS + 1):
+            pass
+    with threads_in_use(1):
+        assert numba.get_num_threads() == 1
+    assert numba.get_num_threads() == THREADS
