@@ -15,6 +15,7 @@ from test_bench_runner import fake_solver
 
 TINY = "genrmf:a=3,b=4,seed=1..2"
 FAST = ("--repeat", "2", "--warmup", "0", "--min-time", "0")
+HIPR = ("--solvers", "hipr")
 
 
 def bench(*args):
@@ -30,7 +31,7 @@ def test_help_shows_the_usage_and_the_rules():
 
 
 def test_a_run_prints_tables_and_writes_json_and_csv(tmp_path):
-    result = bench(TINY, str(DATA / "clrs.max"), *FAST, "--detail", "--json", str(tmp_path / "r.json"),
+    result = bench(TINY, str(DATA / "clrs.max"), *FAST, *HIPR, "--detail", "--json", str(tmp_path / "r.json"),
                    "--csv", str(tmp_path / "r.csv"))
     assert result.exit_code == 0, result.output
     for text in ("genrmf:a=3,b=4", "files", "hipr (s)", "compile (kept out of the times)", "instances (seconds)"):
@@ -43,7 +44,7 @@ def test_a_run_prints_tables_and_writes_json_and_csv(tmp_path):
 
 def test_no_instance_runs_the_quick_suite(monkeypatch):
     monkeypatch.setitem(SUITES, "quick", Suite("quick", "tiny stand-in", tuple(parse_instance(TINY))))
-    result = bench(*FAST)
+    result = bench(*FAST, *HIPR)
     assert result.exit_code == 0, result.output
     assert "suite quick, 2 instances x 1 solver" in result.output
 
@@ -83,7 +84,7 @@ def test_list_suites():
 
 def test_compare_and_fail_if_slower(tmp_path):
     old, new = tmp_path / "old.json", tmp_path / "new.json"
-    assert bench(TINY, *FAST, "--json", str(old)).exit_code == 0
+    assert bench(TINY, *FAST, *HIPR, "--json", str(old)).exit_code == 0
     doc = json.loads(old.read_text())
     for entry in doc["results"]:
         entry["median"], entry["mad"] = 1.0, 0.0
