@@ -3,7 +3,8 @@
 import pytest
 
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.solvers import REGISTRY, SolveOptions, all_parameters, get_solver
+from maxflow_cli.solvers import (REGISTRY, SolveOptions, all_parameters, get_solver,
+                                 parameter_defaults)
 
 
 def test_every_solver_is_described_and_cites_its_seed():
@@ -30,3 +31,8 @@ def test_unknown_solver():
 
 def test_parameters_become_flags():
     assert all_parameters()["global_update_frequency"].flag == "--global-update-frequency"
+
+
+def test_defaults_are_shown_per_solver_where_they_differ():
+    assert parameter_defaults("alpha") == "6"
+    assert parameter_defaults("block_size") == "cuda 32, gpu-bfs 1024"

@@ -16,7 +16,8 @@ from maxflow_cli.errors import CheckFailed
 from maxflow_cli.jit import compile_shared
 from maxflow_cli.outputs import atomic_output
 from maxflow_cli.residual import build_residual
-from maxflow_cli.solvers import REGISTRY, SolveOptions, all_parameters, get_solver
+from maxflow_cli.solvers import (REGISTRY, SolveOptions, all_parameters, get_solver,
+                                 parameter_defaults)
 
 TIME_PHASES = ("read", "build", "compile", "stage1", "stage2", "check")
 
@@ -26,7 +27,7 @@ def _solver_parameter_options(command):
     for parameter in reversed(list(all_parameters().values())):
         command = click.option(parameter.flag, parameter.name, type=parameter.type,
                                default=None, help=f"{parameter.help} [default: "
-                               f"{parameter.default}]")(command)
+                               f"{parameter_defaults(parameter.name)}]")(command)
     return command
 
 

@@ -93,6 +93,16 @@ def all_parameters() -> dict[str, Parameter]:
     return table
 
 
+def parameter_defaults(name: str) -> str:
+    """The default of a parameter, per solver where solvers' defaults differ: '32' or
+    'cuda 32, gpu-bfs 1024'."""
+    defaults = {spec.name: p.default for spec in REGISTRY.values() for p in spec.parameters
+                if p.name == name}
+    if len(set(map(repr, defaults.values()))) == 1:
+        return str(next(iter(defaults.values())))
+    return ", ".join(f"{solver} {default}" for solver, default in defaults.items())
+
+
 def _load_solvers() -> None:
     from maxflow_cli.solvers import cuda, gpu_bfs, hipr, lockfree  # noqa: F401  (each registers itself)
 
