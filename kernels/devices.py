@@ -15,9 +15,17 @@ import numpy as np
 
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels import gpu_unavailable, load
-from maxflow_cli.kernels import global_relabel_cpu, push_relabel_cpu
+from maxflow_cli.kernels import global_relabel_cpu, push_relabel_cpu, single_loop_cpu
 
 STATE_TYPES = {"res": np.int64, "excess": np.int64, "label": np.int32}
+SINGLE_LOOP_STREAMS = 4  # Alvino 2015, §4.1.2: four launches, a quarter of the vertices each
+VERTICES_PER_THREAD = 4  # as in single_loop.cu
+
+
+def quarters(n: int) -> list[tuple[int, int]]:
+    """The vertex ranges of the single-loop kernel's launches, one per stream."""
+    parts = SINGLE_LOOP_STREAMS
+    return [(n * k // parts, n * (k + 1) // parts) for k in range(parts)]
 
 
 def default_device() -> str:
@@ -75,6 +83,14 @@ class TwinDevice:
         return self._launch(push_relabel_cpu.push_relabel_kernel, self.n, self.source,
                             self.sink, cycles, self.first, self.head, self.rev, s["res"],
                             s["excess"], s["label"], self.counts)
+
+    def single_loop(self) -> None:
+        """Runs single_loop_kernel on each quarter of the vertices in turn."""
+        s = self.state
+        for begin, end in quarters(self.n):
+            self._launch(single_loop_cpu.single_loop_kernel, self.n, self.source, self.sink,
+                         begin, end, self.first, self.head, self.rev, s["res"], s["excess"],
+                         s["label"], self.counts)
 
     def cancel_violations(self) -> None:
         s = self.state
@@ -175,6 +191,29 @@ class GpuDevice:
                      self.head, self.rev, s["res"], s["excess"], s["label"], self.flag,
                      self.counts)
         return self._read_flag()
+
+    def single_loop(self) -> None:
+        """Runs single_loop_kernel on each quarter of the vertices, on its own stream; the
+        events on the default stream time the four together."""
+        cuda = self.cuda
+        if "single_loop" not in self.kernels:  # compiled on first use: only openmp-cuda has it
+            module = load("single_loop")
+            self.kernels["single_loop"] = (module.get_function("single_loop_kernel")
+                                           .prepare("iiiiiPPPPPPP"))
+            self.streams = [cuda.Stream() for _ in range(SINGLE_LOOP_STREAMS)]
+        s = self.state
+        start, stop = self.events
+        start.record()
+        for (begin, end), stream in zip(quarters(self.n), self.streams):
+            threads = -(-(end - begin) // VERTICES_PER_THREAD)
+            grid = (max(1, -(-threads // self.block[0])), 1)
+            self.kernels["single_loop"].prepared_async_call(
+                grid, self.block, stream, self.n, self.source, self.sink, begin, end,
+                self.first, self.head, self.rev, s["res"], s["excess"], s["label"], self.counts)
+            self.launches += 1
+        stop.record()
+        stop.synchronize()
+        self.seconds["kernels"] += stop.time_since(start) / 1000
 
     def cancel_violations(self) -> None:
         s = self.state

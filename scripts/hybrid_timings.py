@@ -1,15 +1,20 @@
 """Time the parallel CPU pieces and the solvers of the hybrids' issue, in one run.
 
-    python scripts/hybrid_timings.py [--limit SECONDS] [--json FILE]
+    python scripts/hybrid_timings.py [--limit SECONDS] [--parts bfs,scaling,solvers,sweep]
+                                     [--json FILE]
 
-1. Alvino 2015, Algorithm 13 (parallel_reverse_bfs on all threads) against the sequential
-   reverse_bfs, on the initial residual graph of washington-rlg-wide-1024 and genrmf-wide-64
-   (median of 5 after a warm-up).
-2. `lockfree` on 1 thread and on all threads, on washington-rlg-wide-1024 and
+1. bfs: Alvino 2015, Algorithm 13 (parallel_reverse_bfs on all threads) against the
+   sequential reverse_bfs, on the initial residual graph of washington-rlg-wide-1024 and
+   genrmf-wide-64 (median of 5 after a warm-up).
+2. scaling: `lockfree` on 1 thread and on all threads, on washington-rlg-wide-1024 and
    acyclic-dense-2000.
-3. Stage-1 seconds of hipr, lockfree (all threads) and, where a GPU is there, `cuda`, at one
-   paper size per family (He & Hong 2010 §VII; generator presets, seed 1), each certified and
-   compared with hipr; speedup over hipr. Compilation is done first and kept out.
+3. solvers: stage-1 seconds of hipr, lockfree (all threads) and, where a GPU is there, `cuda`,
+   `hybrid` and `openmp-cuda`, at one paper size per family (He & Hong 2010 §VII; generator
+   presets, seed 1), each certified and compared with hipr; speedup over hipr; rounds on
+   the CPU and on the GPU. Every solver is compiled and run once on the instance before it
+   is timed (warm-up), so compilation, kernel loading and first-touch costs stay out.
+4. sweep: openmp-cuda's --active-threshold (SWEEP) on every family, to find the crossover.
+A solve past --limit seconds is abandoned at its next return to Python (gpu_timings.run_one).
 """
 
 import argparse
@@ -22,12 +27,12 @@ import numba
 import numpy as np
 
 from maxflow_cli import generators
-from maxflow_cli.check import check_answer
 from maxflow_cli.kernels import gpu_unavailable
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import SolveOptions, get_solver
 from maxflow_cli.solvers.parallel_relabel import Workspace, parallel_reverse_bfs
 from maxflow_cli.solvers.relabel import reverse_bfs
+from gpu_timings import _stop, run_one
 
 FAMILY_PRESETS = ("acyclic-dense-2000", "genrmf-long-24x192", "genrmf-wide-64",
                   "washington-rlg-long-512x1024", "washington-rlg-wide-1024")
@@ -68,65 +73,86 @@ def bfs_speedups(graphs: dict) -> list[dict]:
     return rows
 
 
-def _stop(signum, frame):
-    raise TimeoutError
-
-
-def run(solver: str, graph, params: dict, limit: int) -> dict:
-    spec = get_solver(solver)
-    options = spec.resolve(SolveOptions(False, None, params))
+def run(solver: str, graph, params: dict, limit: int, warm_up: bool = True) -> dict:
+    """A certified solve on the solver's default device, after one untimed warm-up solve
+    (unless the solver just ran on this graph)."""
+    if not warm_up:
+        return run_one(solver, None, graph, params, limit)
     signal.alarm(limit)
     try:
-        result = spec.solve(graph, options)
+        spec = get_solver(solver)
+        spec.solve(graph, spec.resolve(SolveOptions(False, None, params)))
     except TimeoutError:
         return {"solver": solver, "params": params, "timeout": limit}
     finally:
         signal.alarm(0)
-    return {"solver": solver, "device": options.device, "params": params,
-            "flow_value": result.flow_value, "certified": check_answer(graph, result).ok,
-            "stage1": result.times["stage1"], "counters": result.counters}
+    return run_one(solver, None, graph, params, limit)
 
 
 def text(instance: str, row: dict, hipr: dict) -> str:
-    label = f"{row['solver']} {row['params'] or ''}".strip()
+    label = f"{row['solver']} {row.get('params') or ''}".strip()
     if "timeout" in row:
-        return f"{instance:30} {label:28} > {row['timeout']} s"
+        return f"{instance:30} {label:36} > {row['timeout']} s"
     agree = row["flow_value"] == hipr.get("flow_value") and row["certified"]
-    speedup = hipr["stage1"] / row["stage1"] if "stage1" in hipr else float("nan")
-    rounds = row["counters"].get("rounds", "")
-    return (f"{instance:30} {label:28} {row['flow_value']:>12} {'ok' if agree else 'WRONG':5} "
-            f"{row['stage1']:9.3f} s  x{speedup:5.2f}  rounds {rounds}")
+    stage1 = row["times"]["stage1"]
+    speedup = hipr["times"]["stage1"] / stage1 if "times" in hipr else float("nan")
+    counters = row["counters"]
+    rounds = counters.get("rounds", "")
+    if "gpu_rounds" in counters:
+        rounds = f"{rounds} (cpu {counters['cpu_rounds']}, gpu {counters['gpu_rounds']})"
+    return (f"{instance:30} {label:36} {row['flow_value']:>12} {'ok' if agree else 'WRONG':5} "
+            f"{stage1:9.3f} s  x{speedup:5.2f}  rounds {rounds}")
+
+
+def family_params(solver: str, family: str) -> dict:
+    """He & Hong's KERNEL_CYCLES (§VII) for their kernel; all threads for the CPU ones."""
+    if solver in ("cuda", "hybrid"):
+        return {"kernel_cycles": 32 if family == "acyclic-dense" else 4096}
+    if solver in ("lockfree", "openmp-cuda"):
+        return {"threads": ALL}
+    return {}
+
+
+SWEEP = (0, 4000, 65536)  # and the default, 17000, with the solvers
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=60, help="seconds per solve at most")
+    parser.add_argument("--parts", default="bfs,scaling,solvers,sweep")
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args()
+    parts = args.parts.split(",")
     signal.signal(signal.SIGALRM, _stop)
-    solvers = ["hipr", "lockfree"] + ([] if gpu_unavailable() else ["cuda"])
+    solvers = ["hipr", "lockfree"] + ([] if gpu_unavailable() else ["cuda", "hybrid",
+                                                                      "openmp-cuda"])
     for solver in solvers:
         spec = get_solver(solver)
         print(f"compile {solver}: {spec.prepare(spec.resolve(SolveOptions())):.1f} s",
               flush=True)
     graphs = {name: graph_of(name) for name in FAMILY_PRESETS}
-    report = {"threads": ALL, "gpu": gpu_unavailable() or "yes",
-              "bfs": bfs_speedups(graphs), "scaling": [], "solvers": []}
-    for name in ("washington-rlg-wide-1024", "acyclic-dense-2000"):
+    report = {"threads": ALL, "gpu": gpu_unavailable() or "yes", "bfs": [], "scaling": [],
+              "solvers": []}
+    if "bfs" in parts:
+        report["bfs"] = bfs_speedups(graphs)
+    for name in ("washington-rlg-wide-1024", "acyclic-dense-2000") if "scaling" in parts else ():
         rows = [run("lockfree", graphs[name], {"threads": k}, args.limit) for k in (1, ALL)]
         report["scaling"].append({"instance": name, "rows": rows})
-        if all("stage1" in row for row in rows):
-            print(f"lockfree {name}: 1 thread {rows[0]['stage1']:.3f} s, {ALL} threads "
-                  f"{rows[1]['stage1']:.3f} s, scaling {rows[0]['stage1'] / rows[1]['stage1']:.2f}",
-                  flush=True)
+        if all("times" in row for row in rows):
+            one, all_ = (row["times"]["stage1"] for row in rows)
+            print(f"lockfree {name}: 1 thread {one:.3f} s, {ALL} threads {all_:.3f} s, "
+                  f"scaling {one / all_:.2f}", flush=True)
     lines = []
     for name in FAMILY_PRESETS:
         family = generators.PRESETS[name].family
         hipr = run("hipr", graphs[name], {}, args.limit)
-        rows = [hipr, run("lockfree", graphs[name], {"threads": ALL}, args.limit)]
-        if "cuda" in solvers:
-            cycles = 32 if family == "acyclic-dense" else 4096
-            rows.append(run("cuda", graphs[name], {"kernel_cycles": cycles}, args.limit))
+        rows = [hipr] if "solvers" in parts else []
+        if "solvers" in parts:
+            rows += [run(solver, graphs[name], family_params(solver, family), args.limit)
+                     for solver in solvers[1:]]
+        if "sweep" in parts and "openmp-cuda" in solvers:
+            rows += [run("openmp-cuda", graphs[name], {"threads": ALL, "active_threshold": k},
+                         args.limit, warm_up="solvers" not in parts) for k in SWEEP]
         report["solvers"].append({"instance": name, "rows": rows})
         for row in rows:
             lines.append(text(name, row, hipr))

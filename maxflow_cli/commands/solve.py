@@ -44,11 +44,14 @@ def _solver_parameter_options(command):
 @click.option("--flow", "flow_file", metavar="FILE",
               help="Write the flow (runs stage 2): 's VALUE', then 'f U V FLOW' per input arc.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.option("--trace", "trace_file", metavar="FILE",
+              help="Write the solver's rounds (device, active vertices, threshold, operations, "
+                   "seconds) as one JSON list; empty for solvers without rounds.")
 @click.option("--lenient", is_flag=True,
               help="Accept a number of 'a' lines different from the 'p' line's, with a warning.")
 @_solver_parameter_options
-def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, lenient,
-          **solver_params):
+def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, trace_file,
+          lenient, **solver_params):
     """Solve the max-flow problem in FILE (DIMACS max; .gz/.bz2/.xz; '-' for stdin)."""
     spec = get_solver(solver_name)
     given = {name: value for name, value in solver_params.items() if value is not None}
@@ -81,6 +84,9 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, le
             stream.write(f"s {result.flow_value}\n".encode())
             write_rows(stream, b"f", [network.tails + 1, network.heads + 1, graph.flows(result.res)],
                        [0, 0, 0])
+    if trace_file:
+        with atomic_output(trace_file) as stream:
+            stream.write(json.dumps(result.trace).encode())
     if cut_file:
         with atomic_output(cut_file) as stream:
             stream.write(f"c source side of a minimum cut, capacity {certificate.cut_capacity}\n"

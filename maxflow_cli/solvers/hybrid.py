@@ -1,0 +1,224 @@
+"""`hybrid`: He & Hong 2010, Algorithm 5 (hybrid_mf): hipr on the CPU or the `cuda` kernel on
+the GPU, round by round, where the efficiency model of §IV says the work is done fastest.
+
+One state (residuals, excesses, labels, ExcessTotal) passes between the two engines as is
+(``HandOver``). A CPU round is the resumable hipr from the current labels until hi_pr would
+run its next global update; a GPU round is one `cuda` round (Algorithm 1 lines 4-6: labels
+in, push_relabel_kernel, residuals, labels and excesses out; residuals and excesses go in
+only when the last round was on the CPU, lines 5-8). Either round ends with He & Hong's
+global_relabel_cpu (Program 4), which is the global update hi_pr was about to run, counts
+the active vertices (aSize) and takes stranded excess out of ExcessTotal. The loop stops when
+e(s) + e(t) == ExcessTotal.
+
+The arbiter (Algorithm 5 line 4) sends the next round to the GPU when aSize > Threshold.
+The first round is hipr's (§V: the CPU starts) and Threshold starts small
+(``--initial-threshold``), so that the first rounds measure both engines; once both have run,
+it is re-tuned after every round by eq. 3 (line 19),
+
+    Threshold = T_overhead * C_cuda * C_cpu / (C_cuda - C_cpu),
+
+with C_cpu and C_cuda the push/relabel operations per second of each engine's latest round
+(its wall time without transfers, global relabel included: every round needs one), and
+T_overhead the bytes of a GPU round (He & Hong's 3|V| + |E| words: labels in; residuals,
+labels, excesses out) over the bandwidth measured on the transfers so far. Where
+C_cuda <= C_cpu no aSize makes the GPU worth it and the threshold is infinite. Each round is
+recorded in the trace (He & Hong's figure 1): device, active vertices before and after,
+threshold, operations, seconds. With ``--device cpu`` the kernel's Numba twin plays the GPU.
+"""
+
+import math
+import time
+
+import numpy as np
+
+from maxflow_cli.kernels.devices import open_device
+from maxflow_cli.residual import ResidualGraph
+from maxflow_cli.result import SolveResult
+from maxflow_cli.solvers import Parameter, SolveOptions
+from maxflow_cli.solvers.cuda import (block_size_parameter, finish, register_with_kernels,
+                                      require_positive)
+from maxflow_cli.solvers.hipr import (COUNTER_NAMES, HIPR_PARAMETERS, PUSHES, RELABELS,
+                                      hipr_initialize, hipr_stage_one)
+from maxflow_cli.solvers.relabel import global_relabel_cpu
+
+
+class HandOver:
+    """The device (GPU or twin, opened for `options`; a context manager closes it), the
+    preflow state both engines work on, in its (page-locked) host arrays, and the bookkeeping
+    of He & Hong's loop: ExcessTotal, the vertices already taken out of it, the device that
+    ran last, and every round's record.
+
+    `relabel(res, excess, label, marked)` is the global relabel that ends every round
+    (Program 4, sequential or parallel): it returns (arcs cancelled, excess newly stranded,
+    active vertices).
+    """
+
+    def __init__(self, graph: ResidualGraph, options: SolveOptions, relabel):
+        self.graph, self.relabel, self.params = graph, relabel, options.params
+        self.device = device = open_device(options.device, graph, options.params["block_size"])
+        self.res = device.host_array(graph.cap.shape[0], np.int64)
+        self.res[:] = graph.cap
+        self.excess = device.host_array(graph.n, np.int64)
+        self.excess[:] = 0
+        self.label = device.host_array(graph.n, np.int32)
+        hipr_initialize(graph.first, graph.head, graph.rev, self.res, self.excess, self.label,
+                        graph.source, graph.sink)
+        self.initial_total = self.excess_total = -int(self.excess[graph.source])
+        self.marked = np.zeros(graph.n, np.bool_)
+        self.hipr_counters = np.zeros(len(COUNTER_NAMES), np.int64)
+        self.active = int(np.count_nonzero(self.excess > 0) - (self.excess[graph.sink] > 0))
+        self.last_device = "cpu"
+        self.bytes_moved = 0
+        self.relabel_seconds = 0.0
+        self.cancelled = 0
+        self.trace: list[dict] = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception) -> None:
+        self.device.close()
+
+    def unfinished(self) -> bool:
+        """He & Hong's loop condition e(s) + e(t) < ExcessTotal (e(s): flow back to s)."""
+        g = self.graph
+        return self.excess[g.source] + self.initial_total + self.excess[g.sink] < \
+            self.excess_total
+
+    def _send(self, name: str, host: np.ndarray) -> None:
+        self.device.to_device(name, host)
+        self.bytes_moved += host.nbytes
+
+    def _fetch(self, name: str, host: np.ndarray) -> None:
+        self.device.to_host(name, host)
+        self.bytes_moved += host.nbytes
+
+    def cpu_round(self) -> int:
+        """Algorithm 5 line 17: hipr from the current labels until its next global update
+        (or its end). Returns its pushes and relabels."""
+        g, p, counters = self.graph, self.params, self.hipr_counters
+        before = counters[PUSHES] + counters[RELABELS]
+        hipr_stage_one(g.first, g.head, g.rev, self.res, self.excess, self.label,
+                                 g.source, g.sink, p["global_update_frequency"], p["alpha"],
+                                 p["beta"], True, counters)
+        self.last_device = "cpu"
+        return int(counters[PUSHES] + counters[RELABELS] - before)
+
+    def gpu_round(self, launch) -> int:
+        """Algorithm 5 lines 5-11 (Alvino's Algorithm 9 lines 9-14): the state to the device
+        where the last round was on the CPU, the labels, `launch()`, the state back. Returns
+        the pushes and relabels the kernel did."""
+        before = _operations(self.device.counters())
+        if self.last_device == "cpu":
+            self._send("res", self.res)
+            self._send("excess", self.excess)
+        self._send("label", self.label)
+        launch()
+        self._fetch("res", self.res)
+        self._fetch("excess", self.excess)
+        self._fetch("label", self.label)
+        self.last_device = "gpu"
+        return _operations(self.device.counters()) - before
+
+    def global_relabel(self) -> None:
+        """The global relabel that ends a round; cancelled arcs go back to a device that
+        holds the state."""
+        started = time.perf_counter()
+        cancelled, stranded, active = self.relabel(self.res, self.excess, self.label,
+                                                   self.marked)
+        self.relabel_seconds += time.perf_counter() - started
+        self.excess_total -= int(stranded)
+        self.active = int(active)
+        self.cancelled += int(cancelled)
+        if cancelled and self.last_device == "gpu":
+            self._send("res", self.res)
+            self._send("excess", self.excess)
+        if self.active == 0 and self.unfinished():
+            raise RuntimeError("no active vertex is left but e(s) + e(t) != ExcessTotal: the "
+                               "excess accounting is broken (a bug)")
+
+    def record(self, device: str, active_before: int, threshold: float, operations: int,
+               seconds: float, **extra) -> None:
+        self.trace.append({"round": len(self.trace) + 1, "device": device,
+                           "active": active_before, "active_after": self.active,
+                           "threshold": threshold if math.isfinite(threshold) else None,
+                           "operations": operations, "seconds": seconds, **extra})
+
+    def result(self, name: str, want_flow: bool, started: float) -> SolveResult:
+        """The SolveResult, with the rounds on each device counted."""
+        times = {"stage1": time.perf_counter() - started,
+                 "global_relabel": self.relabel_seconds}
+        rounds = [entry["device"] for entry in self.trace]
+        counters = {f"hipr_{key}": count for key, count in
+                    zip(COUNTER_NAMES, self.hipr_counters.tolist())}
+        counters |= {"rounds": len(rounds), "cpu_rounds": rounds.count("cpu"),
+                     "gpu_rounds": rounds.count("gpu"), "violations_cancelled": self.cancelled}
+        return finish(name, self.graph, self.device, self.res, self.excess, want_flow, times,
+                      counters, self.trace)
+
+
+def _operations(counters: dict) -> int:
+    return counters["pushes"] + counters["relabels"]
+
+
+def eq3_threshold(t_overhead: float, c_cuda: float, c_cpu: float) -> float:
+    """He & Hong 2010, eq. 3: the aSize above which the GPU's efficiency (eq. 1) beats the
+    CPU's (eq. 2); infinite when the GPU is not faster at all."""
+    if c_cuda <= c_cpu:
+        return math.inf
+    return t_overhead * c_cuda * c_cpu / (c_cuda - c_cpu)
+
+
+def solve_hybrid(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
+    """He & Hong's Algorithm 5, on the GPU or on the kernel's twin."""
+    params = options.params
+    require_positive(params, "kernel_cycles")
+    started = time.perf_counter()
+    order = np.empty(graph.n, np.int32)
+    with HandOver(graph, options, lambda res, excess, label, marked: global_relabel_cpu(
+            graph.first, graph.head, graph.rev, res, excess, label, graph.source, graph.sink,
+            marked, order)) as state:
+        device = state.device
+        threshold = float(params["initial_threshold"])
+        round_bytes = 2 * graph.n * 4 + graph.n * 8 + graph.cap.shape[0] * 8
+        graph_seconds = device.seconds["transfer"]  # the graph's own copy, not a round's
+        rate = {}  # operations per second of each engine's latest round
+        while state.unfinished():
+            active = state.active
+            round_started = time.perf_counter()
+            transfer_before = device.seconds["transfer"]
+            if active > threshold and state.trace:
+                engine = "gpu"
+                operations = state.gpu_round(
+                    lambda: device.push_relabel(params["kernel_cycles"]))
+            else:
+                engine = "cpu"
+                operations = state.cpu_round()
+            state.global_relabel()
+            transferred = device.seconds["transfer"] - transfer_before
+            seconds = time.perf_counter() - round_started - transferred
+            rate[engine] = operations / max(seconds, 1e-9)
+            state.record(engine, active, threshold, operations, seconds,
+                         transfer_seconds=transferred)
+            if len(rate) == 2:
+                bandwidth = state.bytes_moved / max(device.seconds["transfer"] - graph_seconds,
+                                                    1e-9)
+                threshold = eq3_threshold(round_bytes / bandwidth, rate["gpu"], rate["cpu"])
+        return state.result("hybrid", options.want_flow, started)
+
+
+KERNEL_CYCLES = Parameter("kernel_cycles", int, 4096,
+                          "push/relabel iterations per thread per kernel launch (He & Hong's "
+                          "KERNEL_CYCLES: 4096 for Genrmf and Washington-RLG, 32 for "
+                          "Acyclic-Dense)")
+
+register_with_kernels(
+    "hybrid", "hipr on the CPU or the cuda kernel on the GPU, round by round, as the measured "
+    "rates say (eq. 3)", "He & Hong 2010, Algorithm 5 and eq. 1-3 (hybrid_mf)", solve_hybrid,
+    HIPR_PARAMETERS + (
+        KERNEL_CYCLES, block_size_parameter(32),
+        Parameter("initial_threshold", int, 64,
+                  "hybrid: active vertices above which a round goes to the GPU until both "
+                  "engines are measured (He & Hong: 'a small value'); eq. 3 re-tunes it after "
+                  "every round"),
+    ))

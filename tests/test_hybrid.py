@@ -1,0 +1,141 @@
+"""`hybrid` (He & Hong 2010, Algorithm 5): on the kernel's Numba twin (CI) and on the GPU
+(marked gpu) against hipr and the certificate; the hand-over CPU -> GPU -> CPU keeps a valid
+preflow; eq. 3; the trace and `maxflow solve --trace`."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from fixtures import DATA
+from maxflow_cli import generators
+from maxflow_cli.cli import main
+from maxflow_cli.errors import SolverUnavailable
+from maxflow_cli.residual import build_residual
+from maxflow_cli.solvers import REGISTRY, SolveOptions
+from maxflow_cli.solvers.hybrid import HandOver, eq3_threshold
+from maxflow_cli.solvers.relabel import global_relabel_cpu
+from test_cuda import DEVICES, FAMILY_CASES, assert_like_hipr, solve
+
+TRACE_KEYS = {"round", "device", "active", "active_after", "threshold", "operations", "seconds"}
+
+
+def assert_valid_preflow(graph, res, excess, label=None):
+    """Capacities respected, excess = inflow - outflow >= 0 off the source, and (given labels)
+    no residual arc (u, v) with label(u) > label(v) + 1 among labels below n."""
+    tail = np.repeat(np.arange(graph.n), np.diff(graph.first))
+    assert (res >= 0).all()
+    assert (res + res[graph.rev] == graph.cap + graph.cap[graph.rev]).all()
+    flow = graph.cap - res  # on both arcs of a pair: f and -f
+    balance = np.zeros(graph.n, np.int64)
+    np.add.at(balance, tail, -flow)
+    assert (balance == excess).all()
+    others = np.arange(graph.n) != graph.source
+    assert (excess[others] >= 0).all()
+    if label is not None:
+        low = (label[tail] < graph.n) & (res > 0)
+        assert (label[tail][low] <= label[graph.head][low] + 1).all()
+
+
+def hybrid_results(name, device, network, **params):
+    """The results of a hybrid without and with stage 2, each with hipr's value, a certificate
+    that holds and a trace of rounds that ends with no active vertex."""
+    for want_flow in (False, True):
+        graph, result = solve(name, device, network, want_flow, **params)
+        assert result.is_flow == want_flow
+        assert_like_hipr(graph, result)
+        counters = result.counters
+        assert counters["rounds"] == counters["cpu_rounds"] + counters["gpu_rounds"] == \
+            len(result.trace) >= 1
+        assert all(set(entry) >= TRACE_KEYS for entry in result.trace)
+        assert result.trace[-1]["active_after"] == 0
+        yield result
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("family,params", FAMILY_CASES)
+@pytest.mark.parametrize("initial_threshold", [0, 64])
+def test_every_family_like_hipr(device, family, params, initial_threshold):
+    network = generators.make(family, **params)
+    for result in hybrid_results("hybrid", device, network, kernel_cycles=32,
+                                 initial_threshold=initial_threshold):
+        assert result.trace[0]["device"] == "cpu"  # §V: the CPU starts
+        if len(result.trace) > 1:
+            second = "gpu" if result.trace[1]["active"] > initial_threshold else "cpu"
+            assert result.trace[1]["device"] == second
+
+
+def test_threshold_is_retuned_once_both_engines_ran():
+    network = generators.make("washington-rlg", rows=16, levels=32, seed=2)
+    _, result = solve("hybrid", "cpu", network, kernel_cycles=1, initial_threshold=0)
+    devices = [entry["device"] for entry in result.trace]
+    assert devices[:2] == ["cpu", "gpu"]
+    both = next(i for i in range(len(devices)) if {"cpu", "gpu"} <= set(devices[:i + 1]))
+    assert all(entry["threshold"] == 0 for entry in result.trace[:both + 1])
+    # from then on, eq. 3 sets it: the twin is slower than hipr, so it is infinite
+    assert all(entry["threshold"] is None for entry in result.trace[both + 1:])
+    assert set(devices[both + 1:]) <= {"cpu"}
+
+
+def test_eq3_threshold():
+    assert eq3_threshold(2.0, 3.0, 1.0) == pytest.approx(3.0)  # 2 * 3 * 1 / (3 - 1)
+    assert eq3_threshold(1e-3, 1e9, 1e7) == pytest.approx(1e-3 * 1e9 * 1e7 / (1e9 - 1e7))
+    assert eq3_threshold(1.0, 1.0, 1.0) == math.inf
+    assert eq3_threshold(1.0, 0.5, 1.0) == math.inf
+
+
+def resolved(name, device):
+    """Solver `name`'s default options on `device`; skips where that device is missing."""
+    try:
+        return REGISTRY[name].resolve(SolveOptions(device=device))
+    except SolverUnavailable as reason:
+        pytest.skip(str(reason))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_hand_over_cpu_gpu_cpu_keeps_a_valid_preflow(device):
+    """Algorithm 5's state after a hipr round, a kernel round and a hipr round: a valid
+    preflow with valid labels each time, and the same one on the device as on the host."""
+    options = resolved("hybrid", device)
+    graph = build_residual(generators.make("genrmf", a=5, b=8, seed=4))
+    order = np.empty(graph.n, np.int32)
+    with HandOver(graph, options, lambda res, excess, label, marked: global_relabel_cpu(
+            graph.first, graph.head, graph.rev, res, excess, label, graph.source, graph.sink,
+            marked, order)) as state:
+        opened = state.device
+        device_copy = [np.empty_like(state.res), np.empty_like(state.excess)]
+        for step in ("cpu", "gpu", "cpu"):
+            assert state.unfinished()
+            before = (state.res.copy(), state.excess.copy())
+            if step == "cpu":
+                operations = state.cpu_round()
+            else:
+                operations = state.gpu_round(lambda: opened.push_relabel(2))
+                opened.to_host("res", device_copy[0])
+                opened.to_host("excess", device_copy[1])
+                assert (device_copy[0] == state.res).all()
+                assert (device_copy[1] == state.excess).all()
+            assert operations > 0 and state.last_device == step
+            assert not (state.res == before[0]).all() or not (state.excess == before[1]).all()
+            state.global_relabel()
+            assert_valid_preflow(graph, state.res, state.excess, state.label)
+
+
+def test_cli_trace_file(tmp_path):
+    trace = tmp_path / "rounds.json"
+    run = CliRunner().invoke(main, ["solve", str(DATA / "clrs.max"), "--solver", "hybrid",
+                                    "--device", "cpu", "--initial-threshold", "0",
+                                    "--trace", str(trace), "--json"])
+    assert run.exit_code == 0, run.output
+    rounds = json.loads(trace.read_text())
+    assert rounds and rounds == json.loads(run.output)["trace"]
+    assert rounds[0]["device"] == "cpu" and set(rounds[0]) >= TRACE_KEYS
+
+
+def test_cli_trace_file_is_an_empty_list_without_rounds(tmp_path):
+    trace = tmp_path / "rounds.json"
+    run = CliRunner().invoke(main, ["solve", str(DATA / "clrs.max"), "--trace", str(trace)])
+    assert run.exit_code == 0, run.output
+    assert json.loads(trace.read_text()) == []

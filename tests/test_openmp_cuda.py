@@ -1,0 +1,74 @@
+"""`openmp-cuda` (Alvino 2015, Algorithms 9-12): on the kernel's Numba twin (CI) and on the GPU
+(marked gpu) against hipr and the certificate at thresholds that send every round to either
+engine or mix them; Algorithm 10's arc sort; Algorithm 12's kernel keeps a valid preflow."""
+
+import numpy as np
+import pytest
+
+from maxflow_cli import generators
+from maxflow_cli.kernels.devices import open_device, quarters
+from maxflow_cli.residual import build_residual
+from maxflow_cli.solvers.hipr import hipr_initialize
+from maxflow_cli.solvers.openmp_cuda import sorted_by_head_label
+from maxflow_cli.solvers.relabel import reverse_bfs
+from test_cuda import DEVICES, FAMILY_CASES
+from test_hybrid import assert_valid_preflow, hybrid_results, resolved
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("family,params", FAMILY_CASES)
+@pytest.mark.parametrize("active_threshold", [0, 5, 10**9])
+def test_every_family_like_hipr(device, family, params, active_threshold):
+    network = generators.make(family, **params)
+    for result in hybrid_results("openmp-cuda", device, network, threads=2,
+                                 active_threshold=active_threshold):
+        trace = result.trace
+        assert [entry["device"] for entry in trace] == [
+            "cpu" if entry["active"] < active_threshold else "gpu" for entry in trace]
+        if active_threshold == 0:
+            assert result.counters["kernel_launches"] == 4 * len(trace)  # one per stream
+
+
+def test_arcs_sorted_by_decreasing_head_distance():
+    graph = build_residual(generators.make("washington-rlg", rows=6, levels=7, seed=3))
+    sorted_graph, where = sorted_by_head_label(graph, 2)
+    label = np.empty(graph.n, np.int32)
+    reverse_bfs(graph.first, graph.head, graph.rev, graph.cap, graph.sink, label,
+                np.empty(graph.n, np.int32))
+    arcs = np.arange(graph.head.shape[0])
+    assert (sorted_graph.head[where] == graph.head).all()
+    assert (sorted_graph.cap[where] == graph.cap).all()
+    assert (sorted_graph.rev[where] == where[graph.rev]).all()
+    assert (sorted_graph.rev[sorted_graph.rev] == arcs).all()
+    assert (sorted_graph.arc_of_input == where[graph.arc_of_input]).all()
+    for u in range(graph.n):
+        heads = sorted_graph.head[sorted_graph.first[u]:sorted_graph.first[u + 1]]
+        assert (np.diff(label[heads]) <= 0).all()
+        assert sorted(heads) == sorted(graph.head[graph.first[u]:graph.first[u + 1]])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_single_loop_kernel_keeps_a_valid_preflow(device):
+    """Algorithm 12 on hi_pr's initial state: pushes and relabels happen, the preflow stays
+    valid, and no relabel lowers a label."""
+    options = resolved("openmp-cuda", device)
+    graph = build_residual(generators.make("genrmf", a=4, b=5, seed=7))
+    res, excess, label = graph.initial_residuals(), np.zeros(graph.n, np.int64), \
+        np.empty(graph.n, np.int32)
+    hipr_initialize(graph.first, graph.head, graph.rev, res, excess, label, graph.source,
+                    graph.sink)
+    opened = open_device(options.device, graph, 64)
+    try:
+        for name, host in (("res", res), ("excess", excess), ("label", label)):
+            opened.to_device(name, host)
+        opened.single_loop()
+        after = (np.empty_like(res), np.empty_like(excess), np.empty_like(label))
+        for name, host in zip(("res", "excess", "label"), after):
+            opened.to_host(name, host)
+        counters = opened.counters()
+    finally:
+        opened.close()
+    assert counters["pushes"] > 0 and counters["relabels"] > 0
+    assert counters["kernel_launches"] == len(quarters(graph.n)) == 4
+    assert_valid_preflow(graph, *after)
+    assert (after[2] >= label).all()
