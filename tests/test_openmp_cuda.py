@@ -10,6 +10,7 @@ from maxflow_cli.kernels.devices import open_device, quarters
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers.hipr import hipr_initialize
 from maxflow_cli.solvers.openmp_cuda import sorted_by_head_label
+from maxflow_cli.solvers.parallel_relabel import Workspace
 from maxflow_cli.solvers.relabel import reverse_bfs
 from test_cuda import DEVICES, FAMILY_CASES
 from test_hybrid import assert_valid_preflow, hybrid_results, resolved
@@ -29,9 +30,9 @@ def test_every_family_like_hipr(device, family, params, active_threshold):
             assert result.counters["kernel_launches"] == 4 * len(trace)  # one per stream
 
 
-def test_arcs_sorted_by_decreasing_head_distance():
+def test_arcs_sorted_by_increasing_head_distance():
     graph = build_residual(generators.make("washington-rlg", rows=6, levels=7, seed=3))
-    sorted_graph, where = sorted_by_head_label(graph, 2)
+    sorted_graph, where = sorted_by_head_label(graph, Workspace(graph), 2)
     label = np.empty(graph.n, np.int32)
     reverse_bfs(graph.first, graph.head, graph.rev, graph.cap, graph.sink, label,
                 np.empty(graph.n, np.int32))
@@ -43,7 +44,7 @@ def test_arcs_sorted_by_decreasing_head_distance():
     assert (sorted_graph.arc_of_input == where[graph.arc_of_input]).all()
     for u in range(graph.n):
         heads = sorted_graph.head[sorted_graph.first[u]:sorted_graph.first[u + 1]]
-        assert (np.diff(label[heads]) <= 0).all()
+        assert (np.diff(label[heads]) >= 0).all()
         assert sorted(heads) == sorted(graph.head[graph.first[u]:graph.first[u + 1]])
 
 

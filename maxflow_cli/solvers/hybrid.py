@@ -5,9 +5,14 @@ One state (residuals, excesses, labels, ExcessTotal) passes between the two engi
 (``HandOver``). A CPU round is the resumable hipr from the current labels until hi_pr would
 run its next global update; a GPU round is one `cuda` round (Algorithm 1 lines 4-6: labels
 in, push_relabel_kernel, residuals, labels and excesses out; residuals and excesses go in
-only when the last round was on the CPU, lines 5-8). Either round ends with He & Hong's
-global_relabel_cpu (Program 4), which is the global update hi_pr was about to run, counts
-the active vertices (aSize) and takes stranded excess out of ExcessTotal. The loop stops when
+only when the last round was on the CPU, lines 5-8). Either round ends with a global relabel
+that counts the active vertices (aSize) and takes stranded excess out of ExcessTotal: after
+a GPU round He & Hong's global_relabel_cpu (Program 4: violation cancellation, reverse BFS,
+marking; Algorithm 5 line 12), after a CPU round the global update hi_pr was about to run
+(Algorithm 5 line 17 runs hi_pr "including global and gap relabeling"; §V: "we have modified
+the code of Goldberg's version to track the value of aSize"). The latter skips Program 4's
+violation cancellation: hipr keeps its labels valid (no residual arc (u, v) with
+h(u) > h(v) + 1, label n included), so it would find nothing. The loop stops when
 e(s) + e(t) == ExcessTotal.
 
 The arbiter (Algorithm 5 line 4) sends the next round to the GPU when aSize > Threshold.
@@ -21,17 +26,32 @@ with C_cpu and C_cuda the push/relabel operations per second of each engine's la
 (its wall time without transfers, global relabel included: every round needs one), and
 T_overhead the bytes of a GPU round (He & Hong's 3|V| + |E| words: labels in; residuals,
 labels, excesses out) over the bandwidth measured on the transfers so far. Where
-C_cuda <= C_cpu no aSize makes the GPU worth it and the threshold is infinite. Each round is
-recorded in the trace (He & Hong's figure 1): device, active vertices before and after,
-threshold, operations, seconds. With ``--device cpu`` the kernel's Numba twin plays the GPU.
+C_cuda <= C_cpu no aSize makes the GPU worth it and the threshold is infinite.
+
+Once it is infinite the arbiter's decision is settled: C_cuda is measured only when the GPU
+runs, and an infinite threshold keeps it from running again, so every later round goes to
+the CPU. The next CPU round is then hipr run to its end with its own global updates (He &
+Hong §V: "CPU will do all the push/relabel operations until aSize reaches Threshold", which
+an infinite threshold never is) instead of stopping at each one for the arbiter; the trace
+records it as one final CPU round (``to_the_end``). Departure: stopping there would
+re-measure C_cpu after each global update, and a CPU round slower than the one GPU round
+could make eq. 3 finite again; we let that go, as He & Hong's hi_pr does not stop between
+its global updates, and each stop costs a restart (buckets rebuilt, current arcs reset,
+scratch allocated) and a global relabel outside hipr.
+
+Each round is recorded in the trace (He & Hong's figure 1): device, active vertices before
+and after, threshold, operations, seconds. With ``--device cpu`` the kernel's Numba twin
+plays the GPU.
 """
 
 import math
 import time
 
+import numba
 import numpy as np
 
 from maxflow_cli.kernels.devices import open_device
+from maxflow_cli.kernels.global_relabel_cpu import cancel_violations
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 from maxflow_cli.solvers import Parameter, SolveOptions
@@ -39,7 +59,7 @@ from maxflow_cli.solvers.cuda import (block_size_parameter, finish, register_wit
                                       require_positive)
 from maxflow_cli.solvers.hipr import (COUNTER_NAMES, HIPR_PARAMETERS, PUSHES, RELABELS,
                                       hipr_initialize, hipr_stage_one)
-from maxflow_cli.solvers.relabel import global_relabel_cpu
+from maxflow_cli.solvers.relabel import reverse_bfs
 
 
 class HandOver:
@@ -48,13 +68,13 @@ class HandOver:
     of He & Hong's loop: ExcessTotal, the vertices already taken out of it, the device that
     ran last, and every round's record.
 
-    `relabel(res, excess, label, marked)` is the global relabel that ends every round
-    (Program 4, sequential or parallel): it returns (arcs cancelled, excess newly stranded,
-    active vertices).
+    The global relabel that ends every round is made of `bfs(res, label)` (reverse BFS from
+    the sink, sequential or parallel) and, after a GPU round, `cancel(res, excess, label)`
+    before it (Program 4's violation cancellation, returning the arcs cancelled).
     """
 
-    def __init__(self, graph: ResidualGraph, options: SolveOptions, relabel):
-        self.graph, self.relabel, self.params = graph, relabel, options.params
+    def __init__(self, graph: ResidualGraph, options: SolveOptions, bfs, cancel):
+        self.graph, self.bfs, self.cancel, self.params = graph, bfs, cancel, options.params
         self.device = device = open_device(options.device, graph, options.params["block_size"])
         self.res = device.host_array(graph.cap.shape[0], np.int64)
         self.res[:] = graph.cap
@@ -93,14 +113,15 @@ class HandOver:
         self.device.to_host(name, host)
         self.bytes_moved += host.nbytes
 
-    def cpu_round(self) -> int:
-        """Algorithm 5 line 17: hipr from the current labels until its next global update
-        (or its end). Returns its pushes and relabels."""
+    def cpu_round(self, to_the_end: bool = False) -> int:
+        """Algorithm 5 line 17: hipr from the current labels until its next global update,
+        or with `to_the_end` to its end (its own global updates included). Returns its
+        pushes and relabels."""
         g, p, counters = self.graph, self.params, self.hipr_counters
         before = counters[PUSHES] + counters[RELABELS]
-        hipr_stage_one(g.first, g.head, g.rev, self.res, self.excess, self.label,
-                                 g.source, g.sink, p["global_update_frequency"], p["alpha"],
-                                 p["beta"], True, counters)
+        hipr_stage_one(g.first, g.head, g.rev, self.res, self.excess, self.label, g.source,
+                       g.sink, p["global_update_frequency"], p["alpha"], p["beta"],
+                       not to_the_end, counters)
         self.last_device = "cpu"
         return int(counters[PUSHES] + counters[RELABELS] - before)
 
@@ -121,16 +142,22 @@ class HandOver:
         return _operations(self.device.counters()) - before
 
     def global_relabel(self) -> None:
-        """The global relabel that ends a round; cancelled arcs go back to a device that
-        holds the state."""
+        """The global relabel that ends a round: after a GPU round Program 4 (cancelled arcs
+        go back to the device, which holds the state), after a CPU round hi_pr's global
+        update (hipr's labels are valid: nothing to cancel); then ExcessTotal and aSize."""
+        g = self.graph
         started = time.perf_counter()
-        cancelled, stranded, active = self.relabel(self.res, self.excess, self.label,
-                                                   self.marked)
+        cancelled = 0
+        if self.last_device == "gpu":
+            cancelled = int(self.cancel(self.res, self.excess, self.label))
+        self.bfs(self.res, self.label)
+        stranded, active = strand_and_count(self.label, self.excess, self.marked, g.source,
+                                            g.sink)
         self.relabel_seconds += time.perf_counter() - started
         self.excess_total -= int(stranded)
         self.active = int(active)
-        self.cancelled += int(cancelled)
-        if cancelled and self.last_device == "gpu":
+        self.cancelled += cancelled
+        if cancelled:
             self._send("res", self.res)
             self._send("excess", self.excess)
         if self.active == 0 and self.unfinished():
@@ -157,6 +184,26 @@ class HandOver:
                       counters, self.trace)
 
 
+@numba.njit(cache=True)
+def strand_and_count(label, excess, marked, source, sink):
+    """Program 4 lines 10-16 after the reverse BFS, and aSize: the source keeps label n; each
+    vertex that can no longer reach the sink is marked once and its excess (which never
+    changes again: nothing pushes into a vertex labelled n) is returned, to come out of
+    ExcessTotal, with the number of active vertices below n."""
+    n = label.shape[0]
+    label[source] = n
+    stranded = 0
+    active = 0
+    for u in range(n):
+        if u != source and u != sink:
+            if label[u] < n:
+                active += excess[u] > 0
+            elif not marked[u]:
+                marked[u] = True
+                stranded += excess[u]
+    return stranded, active
+
+
 def _operations(counters: dict) -> int:
     return counters["pushes"] + counters["relabels"]
 
@@ -169,15 +216,22 @@ def eq3_threshold(t_overhead: float, c_cuda: float, c_cpu: float) -> float:
     return t_overhead * c_cuda * c_cpu / (c_cuda - c_cpu)
 
 
+def global_relabel_cpu_pieces(graph: ResidualGraph):
+    """HandOver's `bfs` and `cancel` on `graph`: He & Hong's global_relabel_cpu (Program 4),
+    sequential."""
+    order = np.empty(graph.n, np.int32)
+    return (lambda res, label: reverse_bfs(graph.first, graph.head, graph.rev, res,
+                                           graph.sink, label, order),
+            lambda res, excess, label: cancel_violations(graph.first, graph.head, graph.rev,
+                                                         res, excess, label))
+
+
 def solve_hybrid(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """He & Hong's Algorithm 5, on the GPU or on the kernel's twin."""
     params = options.params
     require_positive(params, "kernel_cycles")
     started = time.perf_counter()
-    order = np.empty(graph.n, np.int32)
-    with HandOver(graph, options, lambda res, excess, label, marked: global_relabel_cpu(
-            graph.first, graph.head, graph.rev, res, excess, label, graph.source, graph.sink,
-            marked, order)) as state:
+    with HandOver(graph, options, *global_relabel_cpu_pieces(graph)) as state:
         device = state.device
         threshold = float(params["initial_threshold"])
         round_bytes = 2 * graph.n * 4 + graph.n * 8 + graph.cap.shape[0] * 8
@@ -187,19 +241,20 @@ def solve_hybrid(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
             active = state.active
             round_started = time.perf_counter()
             transfer_before = device.seconds["transfer"]
+            settled = math.isinf(threshold)  # eq. 3: the GPU will not run again
             if active > threshold and state.trace:
                 engine = "gpu"
                 operations = state.gpu_round(
                     lambda: device.push_relabel(params["kernel_cycles"]))
             else:
                 engine = "cpu"
-                operations = state.cpu_round()
+                operations = state.cpu_round(to_the_end=settled)
             state.global_relabel()
             transferred = device.seconds["transfer"] - transfer_before
             seconds = time.perf_counter() - round_started - transferred
             rate[engine] = operations / max(seconds, 1e-9)
             state.record(engine, active, threshold, operations, seconds,
-                         transfer_seconds=transferred)
+                         transfer_seconds=transferred, to_the_end=settled)
             if len(rate) == 2:
                 bandwidth = state.bytes_moved / max(device.seconds["transfer"] - graph_seconds,
                                                     1e-9)

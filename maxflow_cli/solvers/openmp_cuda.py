@@ -1,15 +1,30 @@
 """`openmp-cuda`: Alvino 2015, Algorithm 9 (the OpenMP-GPU hybrid), with Algorithms 10-13.
 
 - Algorithm 10 (initialize): a parallel global labeling (Algorithm 13) of the initial
-  residual graph, each vertex's arcs sorted by the label of their heads, in decreasing order
-  of distance to the sink as §4.1.6 says, and the labels then reset to hi_pr's (1; the sink
-  0, the source n) before the source arcs are saturated. The solve runs on the sorted copy of
-  the graph; its residuals go back to the input's arc order at the end.
+  residual graph, each vertex's arcs sorted by the label h of their heads, and the labels
+  then reset to hi_pr's (1; the sink 0, the source n) before the source arcs are saturated.
+  The solve runs on the sorted copy of the graph; its residuals go back to the input's arc
+  order at the end. The order is increasing h, heads nearest the sink first: Algorithm 10
+  line 2 says "sort its adjacency by h" with no direction, while §4.1.6's prose says "ordem
+  decrescente das distâncias em relação ao sorvedouro" (decreasing distance). The two
+  disagree, and the same paragraph calls the sort "uma melhoria" (an improvement), which
+  only the increasing order is: on this port's CPU path (threshold above every active count,
+  2 threads, washington-rlg and genrmf) the decreasing order does 0.9-1.6x hipr's pushes and
+  relabels (1.5-1.6x on washington-rlg) and runs 0.6-0.9x hipr's speed, the increasing one
+  does 0.7-0.9x hipr's operations and runs 1.0-1.35x hipr's speed; on an H100 (16 threads)
+  it took washington-rlg-long-512x1024 from 0.41x to 1.0x hipr and washington-rlg-wide-1024
+  from over 8 s to 2.2x. hipr scans arcs in their stored order, so heads nearest the sink
+  first means admissible arcs are met first.
 - Algorithm 9: while e(s) + e(t) < ExcessTotal, a round on the CPU when the active vertices
-  are fewer than ``--active-threshold`` (a fixed parameter, as in Alvino), else on the GPU;
-  every round ends with the parallel global labeling (He & Hong's Program 4 with
-  Algorithm 13 as its BFS: ``parallel_global_relabel``), which also counts the active
-  vertices. The state passes between the two through ``hybrid.HandOver``.
+  are fewer than ``--active-threshold`` (a fixed parameter, as in Alvino, §4.1.6: it depends
+  on the GPU; his is 17000, for a GRID K520), else on the GPU. On an H100 (16 CPU threads,
+  the five paper families) no threshold helped: 0 (every round on the GPU) ran 0.1-0.2x
+  hipr, 4000 sent genrmf-wide-64's rounds to the GPU at 0.64x, and the runs that never used
+  the GPU were the fastest. Every round ends with the parallel global labeling (Algorithm 13's BFS and marking), which
+  also counts the active vertices; after a GPU round it is preceded by He & Hong's violation
+  cancellation (Program 4 lines 1-8: the kernel may leave arcs with h(u) > h(v) + 1), which
+  hipr's valid labels never need. The state passes between the two through
+  ``hybrid.HandOver``.
 - Algorithm 11 (pushrelabel-cpu): hipr until it would run a global update (k > nm in
   Alvino's words, hi_pr's work rule here), where the round's parallel global labeling takes
   its place; gap relabeling stays hipr's own.
@@ -31,20 +46,20 @@ from maxflow_cli.solvers.cuda import block_size_parameter, register_with_kernels
 from maxflow_cli.solvers.hipr import HIPR_PARAMETERS
 from maxflow_cli.solvers.hybrid import HandOver
 from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace,
-                                                  parallel_global_relabel,
+                                                  parallel_cancel_violations,
                                                   parallel_reverse_bfs, threads_in_use)
 
 
-def sorted_by_head_label(graph: ResidualGraph, threads: int) -> tuple[ResidualGraph, np.ndarray]:
-    """Algorithm 10 lines 1-2: the graph with each vertex's arcs sorted by decreasing
+def sorted_by_head_label(graph: ResidualGraph, space: Workspace,
+                         threads: int) -> tuple[ResidualGraph, np.ndarray]:
+    """Algorithm 10 lines 1-2: the graph with each vertex's arcs sorted by increasing
     distance of their heads to the sink (a stable sort: ties keep their order), and `where`:
-    arc a of `graph` is arc where[a] of the sorted one."""
-    space = Workspace(graph)
+    arc a of `graph` is arc where[a] of the sorted one. `space` is the BFS's scratch."""
     label = np.empty(graph.n, np.int32)
     parallel_reverse_bfs(graph.first, graph.head, graph.rev, graph.cap, graph.sink, label,
                          space.order, space.degree_end, space.buffer, threads)
     tail = np.repeat(np.arange(graph.n, dtype=np.int32), np.diff(graph.first))
-    order = np.lexsort((-label[graph.head], tail))  # sorted arc k is arc order[k]
+    order = np.lexsort((label[graph.head], tail))  # sorted arc k is arc order[k]
     where = np.empty_like(order)
     where[order] = np.arange(order.shape[0])
     where = where.astype(np.int32)
@@ -58,12 +73,14 @@ def solve_openmp_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResul
     params = options.params
     with threads_in_use(params["threads"]):
         started = time.perf_counter()
-        work, where = sorted_by_head_label(graph, params["threads"])
-        space = Workspace(work)
-        with HandOver(work, options, lambda res, excess, label, marked: parallel_global_relabel(
-                work.first, work.head, work.rev, res, excess, label, work.source, work.sink,
-                marked, space.order, space.degree_end, space.buffer, space.active,
-                params["threads"])) as state:
+        space = Workspace(graph)  # the sorted graph has the same sizes
+        work, where = sorted_by_head_label(graph, space, params["threads"])
+        with HandOver(work, options,
+                      lambda res, label: parallel_reverse_bfs(
+                          work.first, work.head, work.rev, res, work.sink, label, space.order,
+                          space.degree_end, space.buffer, params["threads"]),
+                      lambda res, excess, label: parallel_cancel_violations(
+                          work.first, work.head, work.rev, res, excess, label)) as state:
             threshold = params["active_threshold"]
             while state.unfinished():
                 active = state.active
@@ -88,5 +105,6 @@ register_with_kernels(
         THREADS_PARAMETER, block_size_parameter(256),
         Parameter("active_threshold", int, 17000,
                   "openmp-cuda: a round goes to the GPU when at least this many vertices are "
-                  "active (Alvino's 17000 was for a 2013 GPU)"),
+                  "active (Alvino's 17000, tuned for a 2013 GPU; on an H100 no crossover was "
+                  "found: every threshold that sent rounds to the GPU ran slower than none)"),
     ))
