@@ -4,14 +4,17 @@ sequential pieces of solvers/relabel.py."""
 import numba
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from maxflow_cli import generators
 from maxflow_cli.errors import ParameterError
+from maxflow_cli.network import Network
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers.parallel_relabel import (Workspace, parallel_gap_relabel,
                                                   parallel_global_relabel, parallel_reverse_bfs,
                                                   threads_in_use)
 from maxflow_cli.solvers.relabel import global_relabel_cpu, reverse_bfs
+from test_solvers import networks
 
 THREADS = numba.config.NUMBA_NUM_THREADS
 
@@ -31,28 +34,67 @@ def _scrambled_state(graph, seed):
     return res, excess, label
 
 
-@pytest.mark.parametrize("threads", sorted({1, 2, THREADS}))
+def _assert_like_reverse_bfs(graph, res, threads):
+    """parallel_reverse_bfs gives reverse_bfs's labels and count, and lists the reached
+    vertices level by level."""
+    expected = np.empty(graph.n, np.int32)
+    reached = reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, expected,
+                          np.empty(graph.n, np.int32))
+    space = Workspace(graph)
+    space.order[:] = -1
+    label = np.zeros(graph.n, np.int32)
+    assert parallel_reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, label,
+                                space.order, space.degree_end, space.buffer,
+                                threads) == reached
+    assert (label == expected).all()
+    order = space.order[:reached]
+    assert sorted(order.tolist()) == sorted(np.flatnonzero(expected < graph.n).tolist())
+    assert (np.diff(label[order]) >= 0).all()  # level by level
+
+
+def _star(leaves):
+    """Every vertex but the source has an arc into the sink: one level holds them all."""
+    sink = leaves + 1
+    arcs = [(0, v, 3) for v in range(1, leaves + 1)] + [(v, sink, 1) for v in
+                                                         range(1, leaves + 1)]
+    return build_residual(Network.from_arcs(leaves + 2, 0, sink, arcs))
+
+
+@pytest.mark.parametrize("threads", sorted({1, 2, min(3, THREADS), THREADS}))
 @pytest.mark.parametrize("family,params", [
     ("washington-rlg", dict(rows=16, levels=12, cap=50)),
+    ("washington-rlg", dict(rows=70, levels=9, cap=50)),
     ("genrmf", dict(a=4, b=6, c1=1, c2=100)),
+    ("genrmf", dict(a=9, b=3, c1=1, c2=100)),
     ("acyclic-dense", dict(n=40)),
 ])
 def test_parallel_bfs_gives_the_sequential_distances(threads, family, params):
     graph = _graph(family, **params)
-    space = Workspace(graph)
+    _assert_like_reverse_bfs(graph, graph.initial_residuals(), threads)
     for seed in range(3):
         res, _, _ = _scrambled_state(graph, seed)
-        expected = np.empty(graph.n, np.int32)
-        reached = reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, expected,
-                              np.empty(graph.n, np.int32))
-        label = np.zeros(graph.n, np.int32)
-        assert parallel_reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, label,
-                                    space.order, space.degree_end, space.buffer,
-                                    threads) == reached
-        assert (label == expected).all()
-        order = space.order[:reached]
-        assert sorted(order.tolist()) == sorted(np.flatnonzero(expected < graph.n).tolist())
-        assert (np.diff(label[order]) >= 0).all()  # level by level
+        _assert_like_reverse_bfs(graph, res, threads)
+
+
+@pytest.mark.parametrize("threads", sorted({1, 2, THREADS}))
+def test_parallel_bfs_on_a_level_of_every_vertex(threads):
+    graph = _star(300)
+    _assert_like_reverse_bfs(graph, graph.initial_residuals(), threads)
+
+
+@pytest.mark.parametrize("threads", sorted({2, THREADS}))
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(network=networks(), closed=st.lists(st.booleans(), max_size=80))
+def test_parallel_bfs_on_random_networks(threads, network, closed):
+    try:
+        graph = build_residual(network)
+    except ParameterError:  # source capacities summing past 2^63-1 are refused
+        assume(False)
+    res = graph.initial_residuals()
+    shut = np.zeros(res.shape[0], np.bool_)
+    shut[:len(closed)] = closed[:res.shape[0]]
+    res[shut] = 0
+    _assert_like_reverse_bfs(graph, res, threads)
 
 
 @pytest.mark.parametrize("threads", sorted({1, THREADS}))

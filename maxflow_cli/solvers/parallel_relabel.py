@@ -6,7 +6,8 @@ region of a scratch buffer, bounded by the out-degrees of the vertices it reads 
 it reads yields at most one vertex per arc); the local lists are then merged into one by a
 prefix sum over their sizes (Alvino's "local frontiers merged by a parallel prefix sum").
 
-- ``parallel_reverse_bfs``: Algorithm 13, level-synchronous reverse BFS from the sink;
+- ``parallel_reverse_bfs``: Algorithm 13, level-synchronous reverse BFS from the sink,
+  one barrier a level (the local frontiers read where they were built);
 - ``parallel_global_relabel``: He & Hong 2010, Program 4 on those pieces (violation
   cancellation, the BFS, stranded excess out of ExcessTotal), the parallel twin of
   ``relabel.global_relabel_cpu``, and the list of active vertices it leaves;
@@ -69,7 +70,7 @@ def region(ends, i):
 
 ABORTED = -1
 SPINS_TO_GATHER = 1 << 20  # about a second: the threads did not all start together
-SPINS_BEFORE_YIELDING = 1 << 12  # a few microseconds
+SPINS_BEFORE_YIELDING = 1 << 16  # some tens of microseconds: longer than a BFS level's wait
 
 
 @numba.njit(cache=True)
@@ -101,6 +102,16 @@ def gather(sync, threads):
 
 
 @numba.njit(cache=True)
+def wait_until(words, index, value):
+    """Spin until words[index] reaches value (yielding the processor after a while)."""
+    spins = 0
+    while atomic_load(words, index) < value:
+        spins += 1
+        if spins > SPINS_BEFORE_YIELDING:
+            yield_thread()
+
+
+@numba.njit(cache=True)
 def barrier(sync, threads):
     """A spinning barrier for the gathered threads (sync[1]: arrivals, sync[2]: generation;
     sync[3] is left for a result)."""
@@ -109,11 +120,7 @@ def barrier(sync, threads):
         atomic_store(sync, 1, 0)
         atomic_add(sync, 2, 1)
     else:
-        spins = 0
-        while atomic_load(sync, 2) == generation:
-            spins += 1
-            if spins > SPINS_BEFORE_YIELDING:
-                yield_thread()
+        wait_until(sync, 2, generation + 1)
 
 
 @numba.njit(cache=True)
@@ -138,42 +145,94 @@ def merge_own_frontier(t, threads, first, found, local, buffer, out, out_ends):
     return total
 
 
+LINE = 16  # int64s between two threads' words: a cache line (and its pair) each
+
+
+@numba.njit(cache=True)
+def flag_barrier(flags, t, threads):
+    """A barrier for the gathered threads with no shared counter: thread t counts its own
+    arrivals in flags[t * LINE]; thread 0 waits for every count to reach its own, then
+    counts the releases in flags[threads * LINE], which the others wait on."""
+    episode = atomic_add(flags, t * LINE, 1) + 1
+    if t == 0:
+        for k in range(1, threads):
+            wait_until(flags, k * LINE, episode)
+        atomic_add(flags, threads * LINE, 1)
+    else:
+        wait_until(flags, threads * LINE, episode)
+
+
+COUNT, DEGREES, START = range(3)  # a local frontier's entry in `lists`
+
+
+@numba.njit(cache=True)
+def slot(buffer, parity, j):
+    """Where entry j of a parity-`parity` local frontier lies in buffer: parity 0 from the
+    front, parity 1 from the back."""
+    return j if parity == 0 else buffer.shape[0] - 1 - j
+
+
 @numba.njit(parallel=True, cache=True)
-def _bfs_levels(first, head, rev, res, sink, label, order, degree_end, buffer, threads, sync,
-                found):
-    """The levels of Algorithm 13, each thread one chunk of every level; two barriers a
-    level (local frontiers built; merged)."""
+def _bfs_levels(first, head, rev, res, label, order, degree_end, buffer, threads, sync, flags,
+                lists):
+    """The levels of Algorithm 13, one barrier a level. The local frontiers are never copied
+    into one list: level L's stay in buffer where their threads built them, and
+    lists[L % 2, k] holds the COUNT, total out-degree (DEGREES) and START of thread k's.
+    After the barrier each thread takes the prefix sums over those itself, reads its chunk
+    of the level from the local frontiers it spans, copies it into `order`, and builds its
+    local frontier of level L + 1 in the other parity, from the out-degree total of level L
+    before its chunk (degree_end[v]: the out-degrees summed along v's local frontier,
+    through v). Levels L and L + 1 are disjoint, so their out-degrees sum to at most the
+    arc count: parity 0 grows from the front of buffer, parity 1 from the back."""
     n = label.shape[0]
     for t in prange(threads):
         if not gather(sync, threads):
             continue
-        start = 0
-        tail = 1
+        tail = 0
         level = 0
-        while start < tail:
-            size = tail - start
-            lo, hi = chunk(start, size, threads, t)
-            local = region(degree_end[start:tail], lo - start)
+        parity = 0
+        size = lists[0, 0, COUNT]
+        while size > 0:
+            current = lists[parity]
+            lo, hi = chunk(0, size, threads, t)
+            k = 0
+            skipped = 0
+            out = 0
+            while k < threads and skipped + current[k, COUNT] <= lo:
+                skipped += current[k, COUNT]
+                out += current[k, DEGREES]
+                k += 1
+            i = lo - skipped
+            if i > 0:
+                out += degree_end[buffer[slot(buffer, parity, current[k, START] + i - 1)]]
             count = 0
             degrees = 0
-            for i in range(lo, hi):
-                u = order[i]
+            for g in range(tail + lo, tail + hi):
+                while i == current[k, COUNT]:
+                    k += 1
+                    i = 0
+                u = buffer[slot(buffer, parity, current[k, START] + i)]
+                i += 1
+                order[g] = u
                 for a in range(first[u], first[u + 1]):
                     v = head[a]
-                    if (res[rev[a]] > 0 and atomic_load(label, v) == n
+                    if (atomic_load(label, v) == n and res[rev[a]] > 0
                             and atomic_cas(label, v, n, level + 1) == n):
-                        buffer[local + count] = v
+                        buffer[slot(buffer, 1 - parity, out + count)] = v
                         count += 1
                         degrees += first[v + 1] - first[v]
-            found[t] = count
-            found[threads + t] = degrees
-            barrier(sync, threads)
-            added = merge_own_frontier(t, threads, first, found, local, buffer, order[tail:],
-                                       degree_end[tail:])
-            barrier(sync, threads)
-            start = tail
-            tail += added
+                        degree_end[v] = degrees
+            mine = lists[1 - parity, t]
+            mine[COUNT] = count
+            mine[DEGREES] = degrees
+            mine[START] = out
+            flag_barrier(flags, t, threads)
+            tail += size
             level += 1
+            parity = 1 - parity
+            size = 0
+            for k in range(threads):
+                size += lists[parity, k, COUNT]
         if t == 0:
             sync[3] = tail
 
@@ -183,20 +242,25 @@ def parallel_reverse_bfs(first, head, rev, res, sink, label, order, degree_end, 
                          threads):
     """Alvino 2015, Algorithm 13: exact distances to `sink` over residual arcs into `label`
     (n if unreachable), one BFS level at a time, each level's vertices split among
-    `threads` threads. A vertex is claimed by compare-and-swap on its label, so it enters
-    one local frontier only. `order` receives the reached vertices level by level (the
-    sequential reverse_bfs's order where the threads could not be gathered); returns how
-    many."""
+    `threads` threads, each building a local frontier of the next level; the local
+    frontiers are merged by prefix sums over their sizes. A vertex is claimed by
+    compare-and-swap on its label, so it enters one local frontier only. `order` receives
+    the reached vertices level by level (the sequential reverse_bfs's order where the
+    threads could not be gathered); `degree_end` and `buffer` are scratch. Returns how many
+    were reached."""
     n = label.shape[0]
     for u in prange(n):
         label[u] = n
     label[sink] = 0
-    order[0] = sink
-    degree_end[0] = first[sink + 1] - first[sink]
+    buffer[0] = sink
+    degree_end[sink] = first[sink + 1] - first[sink]
+    lists = np.zeros((2, threads, LINE), np.int64)
+    lists[0, 0, COUNT] = 1
+    lists[0, 0, DEGREES] = degree_end[sink]
     sync = np.zeros(4, np.int64)
-    found = np.zeros(2 * threads, np.int64)
-    _bfs_levels(first, head, rev, res, sink, label, order, degree_end, buffer, threads, sync,
-                found)
+    flags = np.zeros((threads + 1) * LINE, np.int64)
+    _bfs_levels(first, head, rev, res, label, order, degree_end, buffer, threads, sync, flags,
+                lists)
     if sync[0] == ABORTED:
         return reverse_bfs(first, head, rev, res, sink, label, order)
     return sync[3]
