@@ -125,7 +125,7 @@ def build_residual(network: Network) -> ResidualGraph:
     heads = np.ascontiguousarray(network.heads, dtype=np.int32)
     caps = np.ascontiguousarray(network.caps, dtype=np.int64)
     if n < 2 or not (0 <= network.source < n and 0 <= network.sink < n):
-        raise ParameterError(f"the source and sink must be vertices of a network with n >= 2")
+        raise ParameterError("the source and sink must be vertices of a network with n >= 2")
     if network.source == network.sink:
         raise ParameterError("the source and the sink are the same vertex")
     if 2 * network.m > 2**31 - 1:

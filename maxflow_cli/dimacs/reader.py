@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from maxflow_cli.errors import InputError
-from maxflow_cli.network import MAX_CAPACITY, Network
+from maxflow_cli.network import Network
 
 MAX_VERTICES = 2**31 - 2
 MAX_ARCS = 2**30 - 1  # two residual arcs each, indexed by int32
