@@ -18,13 +18,29 @@ from maxflow_cli.errors import MaxflowError
 _COMPRESSORS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
 
+def check_writable(path: str) -> None:
+    """Fail early, before any work, when `path` ('-' is stdout) cannot be written."""
+    if path == "-":
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise MaxflowError(f"{path}: cannot write: it is a directory")
+    if not os.path.isdir(directory):
+        raise MaxflowError(f"{path}: cannot write: no directory {directory}")
+    if not os.access(directory, os.W_OK):
+        raise MaxflowError(f"{path}: cannot write: permission denied in {directory}")
+
+
 @contextlib.contextmanager
 def atomic_output(path: str) -> Iterator[BinaryIO]:
-    """Yield a binary stream for ``path`` ('-' is stdout); the file appears only on success."""
+    """Yield a binary stream for ``path`` ('-' is stdout); the file appears only on success.
+
+    Failures to create, write or rename the file become one-line MaxflowErrors."""
     if path == "-":
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
+    check_writable(path)
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, temporary = tempfile.mkstemp(prefix=".maxflow-", suffix=".tmp", dir=directory)
@@ -40,6 +56,10 @@ def atomic_output(path: str) -> Iterator[BinaryIO]:
                     yield compressed
         os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise MaxflowError(f"{path}: cannot write: {error.strerror}") from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)

@@ -107,3 +107,19 @@ def test_lenient_turns_the_arc_count_error_into_a_warning(tmp_path):
     assert result.exit_code == 0
     assert "declares 1 arcs" in result.stderr
     assert json.loads(result.stdout)["flow_value"] == 3
+
+
+def test_an_unwritable_output_fails_before_any_work(tmp_path):
+    result = run(CLRS, "--flow", str(tmp_path))
+    assert result.exit_code == 2
+    assert "it is a directory" in result.output and "flow value" not in result.output
+    result = run(CLRS, "--cut", str(tmp_path / "no" / "cut.txt"))
+    assert result.exit_code == 2 and "no directory" in result.output
+
+
+def test_flow_to_stdout_sends_the_report_to_stderr():
+    result = run(CLRS, "--flow", "-", "--json")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("s 23\nf 1 2 ")
+    assert json.loads(result.stderr)["flow_value"] == 23
+    assert run(CLRS, "--flow", "-", "--cut", "-").exit_code == 2

@@ -40,6 +40,11 @@ def test_accepts_the_edge_case_file():
     assert network.tails[-1] == network.heads[-1] == 5  # last line, no final newline
 
 
+def test_leading_zeros_are_fine():
+    network, _ = parse("p max 4 2\nn 01 s\nn 4 t\na 1 2 00000000000000000005\na 2 4 07\n")
+    assert network.caps.tolist() == [5, 7] and network.source == 0
+
+
 def test_skips_the_acyclic_dense_seed_line_with_a_warning():
     network, warnings = parse("p max 4 2\nn 1 s\nn 4 t\ns 12345\na 1 2 5\na 2 4 7\n")
     assert network.m == 2
@@ -99,6 +104,11 @@ ERRORS = [
     (HEADER + "a 1 2 3 4\n", 4, "'a U V CAP' (4 fields), found 5"),
     (HEADER + "a 1 2 4611686018427387905\n", 4, "above the largest accepted, 2^62"),
     (HEADER + "a 1 2 99999999999999999999999\n", 4, "above the largest accepted"),
+    (HEADER + "a 1 2 9999999999999999999\n", 4, "above the largest accepted"),
+    ("p max 3 9999999999999999999\n", 1, "'9999999999999999999' is too large"),
+    ("p max 9999999999999999999 2\n", 1, "'9999999999999999999' is too large"),
+    ("p max 4 1\nn 9999999999999999999 s\n", 2, "outside 1..4"),
+    (HEADER + "a 1 9999999999999999999 3\n", 4, "outside 1..4"),
     (HEADER + "x 1 2 3\n", 4, "unknown line type 'x'"),
     (HEADER + "arc 1 2 3\n", 4, "unknown line type 'arc'"),
     (HEADER + "a 1 2 3\n", 1, "declares 2 arcs but the file has 1"),

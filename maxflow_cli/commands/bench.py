@@ -20,6 +20,7 @@ from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE
 from maxflow_cli.bench.suites import SUITES
 from maxflow_cli.errors import BenchFailed
 from maxflow_cli.generators import FAMILIES
+from maxflow_cli.outputs import check_writable
 
 DEFAULT_SUITE = "quick"
 
@@ -93,6 +94,9 @@ def run(instances, solvers, baseline, repeat, min_time, warmup, suite_name, list
         return
     if plot_file:
         report.require_matplotlib()
+    for path in (json_file, csv_file, plot_file):
+        if path:
+            check_writable(path)
     if suite_name is None and not instances:
         suite_name = DEFAULT_SUITE
     suite = SUITES.get(suite_name)

@@ -12,9 +12,9 @@ from rich.table import Table
 from maxflow_cli.check import check_answer
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.dimacs.writer import write_rows
-from maxflow_cli.errors import CheckFailed
+from maxflow_cli.errors import CheckFailed, ParameterError
 from maxflow_cli.jit import compile_shared
-from maxflow_cli.outputs import atomic_output
+from maxflow_cli.outputs import atomic_output, check_writable
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import (REGISTRY, SolveOptions, all_parameters, get_solver,
                                  parameter_defaults)
@@ -57,6 +57,12 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     given = {name: value for name, value in solver_params.items() if value is not None}
     options = spec.resolve(SolveOptions(want_flow=flow_file is not None, device=device,
                                         params=given))
+    outputs = [path for path in (flow_file, cut_file, trace_file) if path]
+    if outputs.count("-") > 1:
+        raise ParameterError("only one of --flow, --cut and --trace can be '-' (stdout)")
+    for path in outputs:
+        check_writable(path)
+    report_to_stderr = "-" in outputs  # stdout carries that output alone
     times = dict.fromkeys(TIME_PHASES, 0.0)
     times["compile"] = compile_shared() + spec.prepare(options)
 
@@ -82,8 +88,8 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     if flow_file:
         with atomic_output(flow_file) as stream:
             stream.write(f"s {result.flow_value}\n".encode())
-            write_rows(stream, b"f", [network.tails + 1, network.heads + 1, graph.flows(result.res)],
-                       [0, 0, 0])
+            write_rows(stream, b"f", [network.tails, network.heads, graph.flows(result.res)],
+                       [0, 0, 0], add=(1, 1, 0))
     if trace_file:
         with atomic_output(trace_file) as stream:
             stream.write(json.dumps(result.trace).encode())
@@ -91,7 +97,7 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
         with atomic_output(cut_file) as stream:
             stream.write(f"c source side of a minimum cut, capacity {certificate.cut_capacity}\n"
                          .encode())
-            write_rows(stream, b"n", [np.flatnonzero(certificate.source_side) + 1], [0])
+            write_rows(stream, b"n", [np.flatnonzero(certificate.source_side)], [0], add=(1,))
 
     report = {
         "file": file,
@@ -110,15 +116,15 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     if result.trace:
         report["trace"] = result.trace
     if as_json:
-        click.echo(json.dumps(report))
+        click.echo(json.dumps(report), err=report_to_stderr)
     else:
-        _print_report(report)
+        _print_report(report, sys.stderr if report_to_stderr else sys.stdout)
     if certificate is not None and run_check and not certificate.ok:
         raise CheckFailed("the answer certificate fails: " + "; ".join(certificate.problems))
 
 
-def _print_report(report: dict) -> None:
-    console = Console(file=sys.stdout)
+def _print_report(report: dict, stream) -> None:
+    console = Console(file=stream)
     console.print(f"[bold]flow value[/bold] {report['flow_value']}   "
                   f"({report['solver']} on {report['device']}, n={report['n']}, m={report['m']})")
     table = Table(show_header=True, header_style="bold", box=None)

@@ -20,7 +20,7 @@ from maxflow_cli.network import Network
 MAX_VERTICES = 2**31 - 2
 MAX_ARCS = 2**30 - 1  # two residual arcs each, indexed by int32
 
-# Status codes of the parser; _describe() turns each into a message.
+# Status codes of the parser; _error() turns each into a message.
 OK = 0
 NO_PROBLEM_LINE = 1
 BEFORE_PROBLEM_LINE = 2
@@ -56,21 +56,23 @@ def _is_space(byte):
 
 @numba.njit(cache=True, inline="always")
 def _parse_unsigned(buf, start, end, limit):
-    """Decimal digits in buf[start:end] as an int64; _NOT_DIGITS or _TOO_BIG otherwise."""
-    if end - start > 19:
-        for k in range(start, end):
-            if buf[k] < 48 or buf[k] > 57:
-                return _NOT_DIGITS
-        return _TOO_BIG
+    """Decimal digits in buf[start:end] as an int64 (leading zeros allowed); _NOT_DIGITS, or
+    _TOO_BIG above `limit` (checked before each step, so nothing can overflow)."""
+    if start == end:
+        return _NOT_DIGITS
+    cutoff = limit // 10
+    last_digit = limit % 10
     value = 0
+    too_big = False
     for k in range(start, end):
         digit = buf[k] - 48
         if digit < 0 or digit > 9:
             return _NOT_DIGITS
-        value = value * 10 + digit
-    if value > limit:
-        return _TOO_BIG
-    return value
+        if value > cutoff or (value == cutoff and digit > last_digit):
+            too_big = True
+        elif not too_big:
+            value = value * 10 + digit
+    return _TOO_BIG if too_big else value
 
 
 @numba.njit(cache=True)

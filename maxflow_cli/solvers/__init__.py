@@ -22,10 +22,23 @@ class Parameter:
     type: type
     default: Any
     help: str
+    minimum: Any = None  # the smallest value accepted (None: no bound)
+    maximum: Any = None  # the largest value accepted (None: no bound)
 
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
+
+    def check(self, value) -> None:
+        """ParameterError unless minimum <= value <= maximum."""
+        if (self.minimum is not None and value < self.minimum) or \
+                (self.maximum is not None and value > self.maximum):
+            bounds = f"{'' if self.minimum is None else self.minimum}.." \
+                     f"{'' if self.maximum is None else self.maximum}"
+            raise ParameterError(f"{self.flag} {value}: must be in {bounds}")
+
+
+INT32_MAX = 2**31 - 1
 
 
 @dataclass
@@ -52,10 +65,11 @@ class SolverSpec:
     def resolve(self, options: SolveOptions) -> SolveOptions:
         """Options with defaults filled in; refuses parameters and devices this solver lacks."""
         known = {p.name: p for p in self.parameters}
-        for name in options.params:
+        for name, value in options.params.items():
             if name not in known:
                 flag = "--" + name.replace("_", "-")
                 raise ParameterError(f"{flag} does not apply to solver '{self.name}'")
+            known[name].check(value)
         device = options.device or (self.default_device() if self.default_device
                                     else self.devices[0])
         if device not in self.devices:

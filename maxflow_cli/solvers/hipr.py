@@ -377,10 +377,12 @@ def compile_on_tiny_graph(solve, options: SolveOptions) -> float:
 
 HIPR_PARAMETERS = (
     Parameter("global_update_frequency", float, 0.5,
-              "hipr: global update when work * this > alpha * n + m (hi_pr's 0.5)"),
-    Parameter("alpha", int, 6, "hipr: weight of n in the global update threshold (hi_pr's 6)"),
+              "hipr: global update when work * this > alpha * n + m (hi_pr's 0.5; 0: never)",
+              minimum=0.0, maximum=1e6),
+    Parameter("alpha", int, 6, "hipr: weight of n in the global update threshold (hi_pr's 6)",
+              minimum=0, maximum=10**6),
     Parameter("beta", int, 12, "hipr: work charged per relabel besides its arc scans "
-              "(hi_pr's 12)"),
+              "(hi_pr's 12)", minimum=0, maximum=10**6),
 )
 
 register(SolverSpec(

@@ -155,7 +155,8 @@ def _solve(graph, options, params):
     ends = np.empty((2, graph.n), np.int64)
     queued = np.zeros(graph.n, np.int32)
     counters = np.zeros(4, np.int64)
-    budget = (params["alpha"] * graph.n + graph.m) / params["global_update_frequency"]
+    frequency = params["global_update_frequency"]  # 0: relabel globally only when idle
+    budget = (params["alpha"] * graph.n + graph.m) / frequency if frequency else np.inf
     degree = np.diff(first)
     stamp = 0
     relabel_seconds = 0.0
