@@ -37,3 +37,13 @@ def test_defaults_are_shown_per_solver_where_they_differ():
     assert parameter_defaults("alpha") == "6"
     shown = parameter_defaults("block_size").split(", ")
     assert "cuda 32" in shown and "gpu-bfs 1024" in shown
+
+
+def test_parameters_outside_their_limits_are_refused():
+    hipr = get_solver("hipr")
+    with pytest.raises(ParameterError, match="--global-update-frequency -1: must be in 0.0.."):
+        hipr.resolve(SolveOptions(params={"global_update_frequency": -1}))
+    with pytest.raises(ParameterError, match="--alpha 10000000: must be in 0..1000000"):
+        hipr.resolve(SolveOptions(params={"alpha": 10**7}))
+    assert hipr.resolve(SolveOptions(params={"global_update_frequency": 0})).params[
+        "global_update_frequency"] == 0
