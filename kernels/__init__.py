@@ -1,7 +1,8 @@
 """The GPU kernels (``*.cu``), their Numba twins (``*_cpu.py``) and the one PyCUDA loader.
 
 ``load(name)`` compiles ``<name>.cu`` with PyCUDA for the device's own architecture
-(``-arch=sm_XY``, sm_90 on an H100) once per process (PyCUDA also caches the compiled code
+(``-arch=sm_XY``, sm_90 on an H100; this directory on the include path, for
+``common.cuh``) once per process (PyCUDA also caches the compiled code
 on disk) and keeps the seconds it took in ``LOAD_SECONDS``, so that compile time stays out of
 solve times. ``gpu_unavailable()`` says what is missing when the kernels cannot run here.
 """
@@ -53,6 +54,7 @@ def load(name: str):
         started = time.perf_counter()
         major, minor = cuda.Context.get_device().compute_capability()
         source = (KERNEL_DIR / f"{name}.cu").read_text()
-        _modules[name] = SourceModule(source, arch=f"sm_{major}{minor}", no_extern_c=True)
+        _modules[name] = SourceModule(source, arch=f"sm_{major}{minor}", no_extern_c=True,
+                                      include_dirs=[str(KERNEL_DIR)])  # common.cuh
         LOAD_SECONDS[name] = time.perf_counter() - started
     return _modules[name]

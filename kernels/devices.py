@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from maxflow_cli.errors import ParameterError
+from maxflow_cli.errors import MaxflowError, ParameterError
 from maxflow_cli.kernels import gpu_unavailable, load
 from maxflow_cli.kernels import global_relabel_cpu, push_relabel_cpu, single_loop_cpu
 
@@ -39,10 +39,30 @@ def device_unavailable(options) -> str | None:
 
 
 def open_device(kind: str, graph, block_size: int):
-    """A GpuDevice (kind "gpu") or a TwinDevice ("cpu") holding `graph`."""
-    if block_size % 32 or not 32 <= block_size <= 1024:
+    """A GpuDevice (kind "gpu") or a TwinDevice ("cpu") holding `graph`. The range of
+    `block_size` (32..1024) is checked with the solver's other parameters
+    (block_size_parameter); its multiple of 32 here. A device that cannot be opened holds
+    nothing: GpuDevice frees what it allocated before it raises."""
+    if block_size % 32:
         raise ParameterError(f"--block-size {block_size}: must be a multiple of 32 in 32..1024")
     return GpuDevice(graph, block_size) if kind == "gpu" else TwinDevice(graph)
+
+
+def device_bytes(graph) -> int:
+    """The GPU memory a GpuDevice allocates for `graph`: first, head, rev (int32), res
+    (int64) per arc, excess (int64) and label (int32) per vertex, the counters and the flag."""
+    arcs = graph.head.shape[0]
+    return 4 * (graph.n + 1) + 16 * arcs + 12 * graph.n + 3 * 8 + 4
+
+
+def gpu_error(cuda, error, needed: int) -> MaxflowError:
+    """A one-line MaxflowError for a PyCUDA driver error (`cuda`: pycuda.driver); out of
+    memory says how much the instance needs."""
+    message = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    if isinstance(error, cuda.MemoryError) or "out of memory" in message:
+        return MaxflowError(f"GPU out of memory: the instance needs about "
+                            f"{-(-needed // 10**6)} MB of GPU memory ({message})")
+    return MaxflowError(f"GPU error: {message}")
 
 
 class TwinDevice:
@@ -120,9 +140,27 @@ class GpuDevice:
     """The kernels on the GPU. Kernel and transfer times are measured with CUDA events."""
 
     def __init__(self, graph, block_size: int):
+        """Compiles the kernels (on first use) and copies `graph` in. A driver error (out of
+        memory, say) frees what was allocated and becomes a one-line MaxflowError; a
+        compile error is raised as it is, with the compiler's output."""
         import pycuda.driver as cuda
 
         self.cuda = cuda
+        self.allocations = []
+        self.flag_host = None
+        try:
+            self._open(graph, block_size)
+        except cuda.Error as error:
+            self.close()
+            if isinstance(error, getattr(cuda, "CompileError", ())):
+                raise
+            raise gpu_error(cuda, error, device_bytes(graph)) from None
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, graph, block_size: int) -> None:
+        cuda = self.cuda
         self.n, self.source, self.sink = graph.n, graph.source, graph.sink
         push_relabel, global_relabel = load("push_relabel"), load("global_relabel")
         self.kernels = {
@@ -137,7 +175,6 @@ class GpuDevice:
         self.seconds = {"kernels": 0.0, "transfer": 0.0}
         self.launches = 0
         self.events = (cuda.Event(), cuda.Event())
-        self.allocations = []
         self.first, self.head, self.rev = (self._copy_in(a) for a in (graph.first, graph.head,
                                                                       graph.rev))
         lengths = {"res": graph.head.shape[0], "excess": graph.n, "label": graph.n}
@@ -167,7 +204,11 @@ class GpuDevice:
 
     def host_array(self, length: int, dtype) -> np.ndarray:
         """Page-locked host memory (He & Hong: cudaMallocHost doubles copy speed)."""
-        return self.cuda.pagelocked_empty(length, dtype)
+        try:
+            return self.cuda.pagelocked_empty(length, dtype)
+        except self.cuda.Error as error:
+            raise MaxflowError(f"cannot allocate {-(-length * np.dtype(dtype).itemsize // 10**6)}"
+                               f" MB of page-locked host memory: {str(error).strip()}") from None
 
     def to_device(self, name: str, host: np.ndarray) -> None:
         self._timed("transfer", self.cuda.memcpy_htod, self.state[name], host)
@@ -240,7 +281,10 @@ class GpuDevice:
                 "kernel_launches": self.launches}
 
     def close(self) -> None:
+        """Frees the device's GPU memory (what was allocated, where opening failed)."""
         for allocation in self.allocations:
             allocation.free()
         self.allocations = []
-        self.flag_host.base.free()
+        if self.flag_host is not None:
+            self.flag_host.base.free()
+            self.flag_host = None

@@ -8,16 +8,11 @@
 
 #include <climits>
 
+#include "common.cuh"  // atomic_add, warp_sum
+
 #define PUSHED 0
 #define RELABELED 1
 #define WAITING 2
-
-// 64-bit signed atomic add: two's complement makes the unsigned atomicAdd subtract too.
-static __device__ __forceinline__ void atomic_add(long long *address, long long value)
-{
-    atomicAdd(reinterpret_cast<unsigned long long *>(address),
-              static_cast<unsigned long long>(value));
-}
 
 // Program 3 lines 4-21 for an active vertex u with excess e and label h. Shared state is
 // read through volatile pointers: other threads change it while this one runs.
@@ -51,14 +46,6 @@ static __device__ int push_relabel_step(int u, long long e, int h, const int *fi
     }
     label_now[u] = lowest_label + 1;
     return RELABELED;
-}
-
-// Sum over a warp; every lane of the warp must call it.
-static __device__ unsigned int warp_sum(unsigned int value)
-{
-    for (int offset = 16; offset > 0; offset /= 2)
-        value += __shfl_down_sync(0xffffffffu, value, offset);
-    return value;
 }
 
 // Sets *active_seen when some thread found its vertex active; adds the pushes and relabels

@@ -11,14 +11,9 @@
 
 #include <climits>
 
-#define VERTICES_PER_THREAD 4
+#include "common.cuh"  // atomic_add, warp_sum
 
-// 64-bit signed atomic add: two's complement makes the unsigned atomicAdd subtract too.
-static __device__ __forceinline__ void atomic_add(long long *address, long long value)
-{
-    atomicAdd(reinterpret_cast<unsigned long long *>(address),
-              static_cast<unsigned long long>(value));
-}
+#define VERTICES_PER_THREAD 4
 
 // Algorithm 12 for vertex u; adds its pushes and relabels to *pushes and *relabels.
 static __device__ void discharge(int u, int n, const int *first, const int *head,
@@ -62,14 +57,6 @@ static __device__ void discharge(int u, int n, const int *first, const int *head
         label_now[u] = lowest + 1;
         *relabels += 1;
     }
-}
-
-// Sum over a warp; every lane of the warp must call it.
-static __device__ unsigned int warp_sum(unsigned int value)
-{
-    for (int offset = 16; offset > 0; offset /= 2)
-        value += __shfl_down_sync(0xffffffffu, value, offset);
-    return value;
 }
 
 // Discharges the vertices of [begin, end) but the source and the sink; adds the pushes and

@@ -68,6 +68,25 @@ def test_load_refuses_other_files(tmp_path, text, message):
         load(str(path))
 
 
+@pytest.mark.parametrize("drop, message", [
+    (("environment",), "no 'environment'"),
+    (("environment", "cpu"), "'environment' lacks 'cpu'"),
+    (("results", 0, "family"), "result 1 lacks 'family'"),
+    (("results", 1, "median"), "result 2 lacks 'median'"),
+    (("results", 0, "mad"), "result 1 lacks 'mad'"),
+])
+def test_load_refuses_documents_lacking_what_compare_reads(doc, tmp_path, drop, message):
+    incomplete = json.loads(json.dumps(doc))
+    parent = incomplete
+    for key in drop[:-1]:
+        parent = parent[key]
+    del parent[drop[-1]]
+    path = tmp_path / "incomplete.json"
+    write_json(incomplete, str(path))
+    with pytest.raises(InputError, match=f"incomplete.json: not a complete .*: {message}$"):
+        load(str(path))
+
+
 def test_compare_marks_noise_and_lists_cells_in_one_file_only(doc):
     old = json.loads(json.dumps(doc))
     for entry in old["results"]:

@@ -126,7 +126,8 @@ def test_default_device_is_the_gpu_only_where_one_can_run(monkeypatch):
 
 
 @pytest.mark.parametrize("flags,message", [
-    (["--kernel-cycles", "0"], "--kernel-cycles 0: must be at least 1"),
+    (["--kernel-cycles", "0"], "--kernel-cycles 0: must be in 1..2147483647"),
+    (["--block-size", "2048"], "--block-size 2048: must be in 32..1024"),
     (["--block-size", "48"], "--block-size 48: must be a multiple of 32 in 32..1024"),
     (["--inner-cycles", "2"], "--inner-cycles does not apply to solver 'cuda'"),
 ])

@@ -10,6 +10,7 @@ from maxflow_cli import generators
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.network import Network
 from maxflow_cli.residual import build_residual
+from maxflow_cli.solvers import SolveOptions, get_solver
 from maxflow_cli.solvers.parallel_relabel import (Workspace, parallel_gap_relabel,
                                                   parallel_global_relabel, parallel_reverse_bfs,
                                                   threads_in_use)
@@ -133,10 +134,14 @@ def test_parallel_gap_lifts_every_bucket_above_the_empty_one():
     assert (first_inactive[3:7] == n).all() and first_inactive[1] == 8
 
 
-def test_threads_out_of_range_are_refused():
-    with pytest.raises(ParameterError, match="--threads"):
-        with threads_in_use(THREADS + 1):
-            pass
+@pytest.mark.parametrize("solver", ["lockfree", "openmp-cuda"])
+@pytest.mark.parametrize("threads", [0, THREADS + 1])
+def test_threads_out_of_range_are_refused(solver, threads):
+    with pytest.raises(ParameterError, match=f"--threads {threads}: must be in 1..{THREADS}"):
+        get_solver(solver).resolve(SolveOptions(device="cpu", params={"threads": threads}))
+
+
+def test_threads_in_use_sets_and_restores_the_count():
     with threads_in_use(1):
         assert numba.get_num_threads() == 1
     assert numba.get_num_threads() == THREADS

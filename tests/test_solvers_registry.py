@@ -47,3 +47,23 @@ def test_parameters_outside_their_limits_are_refused():
         hipr.resolve(SolveOptions(params={"alpha": 10**7}))
     assert hipr.resolve(SolveOptions(params={"global_update_frequency": 0})).params[
         "global_update_frequency"] == 0
+
+
+@pytest.mark.parametrize("solver, params, message", [
+    ("cuda", {"kernel_cycles": 2**31}, "--kernel-cycles 2147483648: must be in 1..2147483647"),
+    ("hybrid", {"kernel_cycles": 0}, "--kernel-cycles 0: must be in 1..2147483647"),
+    ("gpu-bfs", {"inner_cycles": 0}, "--inner-cycles 0: must be in 1..2147483647"),
+    ("gpu-bfs", {"outer_cycles": 0}, "--outer-cycles 0: must be in 1..2147483647"),
+    ("gpu-bfs", {"block_size": 16}, "--block-size 16: must be in 32..1024"),
+    ("hybrid", {"initial_threshold": -1}, "--initial-threshold -1: must be in 0.."),
+    ("openmp-cuda", {"active_threshold": -1}, "--active-threshold -1: must be in 0.."),
+])
+def test_solver_parameters_out_of_bounds_are_refused(solver, params, message):
+    with pytest.raises(ParameterError, match=f"^{message}$"):
+        get_solver(solver).resolve(SolveOptions(device="cpu", params=params))
+
+
+def test_kernel_cycles_is_one_parameter_shared_by_cuda_and_hybrid():
+    cuda, hybrid = ({p.name: p for p in get_solver(name).parameters}["kernel_cycles"]
+                    for name in ("cuda", "hybrid"))
+    assert cuda is hybrid and "cuda" in cuda.help and "hybrid" in cuda.help

@@ -162,7 +162,31 @@ def load(path: str) -> dict:
         raise InputError(path, None, "not a 'maxflow bench --json' document")
     if doc["schema"] != SCHEMA:
         raise InputError(path, None, f"schema version {doc['schema']}; this maxflow reads version {SCHEMA}")
+    missing = _missing_keys(doc)
+    if missing:
+        raise InputError(path, None, f"not a complete 'maxflow bench --json' document: {missing}")
     return doc
+
+
+REQUIRED_ENTRY_KEYS = ("instance", "family", "solver", "median", "mad")  # what compare reads
+REQUIRED_ENVIRONMENT_KEYS = ("cpu", "gpus", "maxflow", "python", "numba", "git")  # what describe_environment reads
+
+
+def _missing_keys(doc: dict) -> str | None:
+    """What `bench compare` needs and `doc` lacks, in words; None when nothing is missing."""
+    env = doc.get("environment")
+    if not isinstance(env, dict):
+        return "no 'environment'"
+    absent = [key for key in REQUIRED_ENVIRONMENT_KEYS if key not in env]
+    if absent:
+        return f"'environment' lacks {', '.join(map(repr, absent))}"
+    if not isinstance(doc["results"], list):
+        return "'results' is not a list"
+    for number, entry in enumerate(doc["results"], 1):
+        absent = [key for key in REQUIRED_ENTRY_KEYS if not isinstance(entry, dict) or key not in entry]
+        if absent:
+            return f"result {number} lacks {', '.join(map(repr, absent))}"
+    return None
 
 
 @dataclass(frozen=True)

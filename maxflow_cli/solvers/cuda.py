@@ -23,42 +23,33 @@ import time
 
 import numpy as np
 
-from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels.devices import default_device, device_unavailable, open_device
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import Parameter, SolveOptions, SolverSpec, register
+from maxflow_cli.solvers import INT32_MAX, Parameter, SolveOptions, SolverSpec, register
 from maxflow_cli.solvers.hipr import compile_on_tiny_graph, hipr_stage_two
-from maxflow_cli.solvers.relabel import global_relabel_cpu, saturate_source_arcs
+from maxflow_cli.solvers.relabel import global_relabel_cpu, initialize_preflow, unfinished
 
 
-def require_positive(params: dict, *names: str) -> None:
-    """ParameterError for a named parameter below 1 (a kernel that runs no cycle never ends)."""
-    for name in names:
-        if params[name] < 1:
-            raise ParameterError(f"--{name.replace('_', '-')} {params[name]}: must be at least 1")
+def cycles_parameter(name: str, default: int, help: str) -> Parameter:
+    """A count of kernel iterations or launches: at least 1 (a kernel that runs no cycle
+    never ends), at most INT32_MAX (the kernels take it as an int)."""
+    return Parameter(name, int, default, help, minimum=1, maximum=INT32_MAX)
+
+
+# Shared by cuda and hybrid (the cuda kernel is hybrid's GPU round).
+KERNEL_CYCLES = cycles_parameter(
+    "kernel_cycles", 4096,
+    "cuda, hybrid: push/relabel iterations per thread per kernel launch (He & Hong's "
+    "KERNEL_CYCLES: 4096 for Genrmf and Washington-RLG, 32 for Acyclic-Dense)")
 
 
 def block_size_parameter(default: int) -> Parameter:
-    """--block-size, shared by the solvers with kernels; each has its seed's default."""
+    """--block-size, shared by the solvers with kernels; each has its seed's default. The
+    range is checked with the other parameters, the multiple of 32 by open_device."""
     return Parameter("block_size", int, default,
                      "threads per CUDA block, a multiple of 32 (cuda: 32, small as He & Hong "
-                     "advise; gpu-bfs: 1024, Gutiérrez Mota's)")
-
-
-def initialize(graph: ResidualGraph, device):
-    """He & Hong 2010, Program 2 (Gutiérrez Mota 2012, alg. 4.2) in the device's host arrays:
-    (res, excess, label, ExcessTotal)."""
-    res = device.host_array(graph.cap.shape[0], np.int64)
-    res[:] = graph.cap
-    excess = device.host_array(graph.n, np.int64)
-    excess[:] = 0
-    label = device.host_array(graph.n, np.int32)
-    label[:] = 0
-    label[graph.source] = graph.n
-    excess_total = saturate_source_arcs(graph.first, graph.head, graph.rev, res, excess,
-                                        graph.source)
-    return res, excess, label, excess_total
+                     "advise; gpu-bfs: 1024, Gutiérrez Mota's)", minimum=32, maximum=1024)
 
 
 def finish(name: str, graph: ResidualGraph, device, res, excess, want_flow: bool,
@@ -78,12 +69,11 @@ def finish(name: str, graph: ResidualGraph, device, res, excess, want_flow: bool
 def solve_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """He & Hong's Algorithm 1, on the GPU or on the kernels' twins."""
     params = options.params
-    require_positive(params, "kernel_cycles")
     started = time.perf_counter()
     device = open_device(options.device, graph, params["block_size"])
     try:
         source, sink = graph.source, graph.sink
-        res, excess, label, excess_total = initialize(graph, device)
+        res, excess, label, excess_total = initialize_preflow(graph, device.host_array)
         initial_total = excess_total
         device.to_device("res", res)
         device.to_device("excess", excess)
@@ -92,7 +82,7 @@ def solve_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
         relabel_seconds = 0.0
         cancelled_arcs = 0
         trace = []
-        while excess[source] + initial_total + excess[sink] < excess_total:
+        while unfinished(excess, source, sink, initial_total, excess_total):
             device.to_device("label", label)
             device.push_relabel(params["kernel_cycles"])
             for name, host in (("res", res), ("label", label), ("excess", excess)):
@@ -103,9 +93,7 @@ def solve_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
                 order)
             relabel_seconds += time.perf_counter() - relabel_started
             excess_total -= stranded
-            if active == 0 and excess[source] + initial_total + excess[sink] != excess_total:
-                raise RuntimeError("cuda: no active vertex is left but e(s) + e(t) != "
-                                   "ExcessTotal: the excess accounting is broken (a bug)")
+            unfinished(excess, source, sink, initial_total, excess_total, active, "cuda")
             if cancelled:
                 device.to_device("res", res)
                 device.to_device("excess", excess)
@@ -134,9 +122,5 @@ def register_with_kernels(name: str, summary: str, citation: str, solve,
 
 register_with_kernels(
     "cuda", "lock-free push-relabel kernel on the GPU, global relabeling on the CPU",
-    "He & Hong 2010, Algorithm 1 and Programs 2-4 (cuda_mf)", solve_cuda, (
-        Parameter("kernel_cycles", int, 4096,
-                  "cuda: push/relabel iterations per thread per kernel launch (He & Hong's "
-                  "KERNEL_CYCLES: 4096 for Genrmf and Washington-RLG, 32 for Acyclic-Dense)"),
-        block_size_parameter(32),
-    ))
+    "He & Hong 2010, Algorithm 1 and Programs 2-4 (cuda_mf)", solve_cuda,
+    (KERNEL_CYCLES, block_size_parameter(32)))

@@ -23,9 +23,10 @@ import time
 from maxflow_cli.kernels.devices import open_device
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import Parameter, SolveOptions
-from maxflow_cli.solvers.cuda import (block_size_parameter, finish, initialize,
-                                      register_with_kernels, require_positive)
+from maxflow_cli.solvers import SolveOptions
+from maxflow_cli.solvers.cuda import (block_size_parameter, cycles_parameter, finish,
+                                      register_with_kernels)
+from maxflow_cli.solvers.relabel import initialize_preflow
 
 
 def global_relabel_gpu(device, n: int) -> int:
@@ -48,11 +49,10 @@ def global_relabel_gpu(device, n: int) -> int:
 def solve_gpu_bfs(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """Gutiérrez Mota's all-GPU push-relabel, on the GPU or on the kernels' twins."""
     params = options.params
-    require_positive(params, "inner_cycles", "outer_cycles")
     started = time.perf_counter()
     device = open_device(options.device, graph, params["block_size"])
     try:
-        res, excess, label, _ = initialize(graph, device)
+        res, excess, label, _ = initialize_preflow(graph, device.host_array)
         for name, host in (("res", res), ("excess", excess), ("label", label)):
             device.to_device(name, host)
         relabel_seconds = 0.0
@@ -89,10 +89,11 @@ def solve_gpu_bfs(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
 register_with_kernels(
     "gpu-bfs", "lock-free push-relabel with violation cancellation and reverse BFS, all on the GPU",
     "Gutiérrez Mota 2012, alg. 4.1-4.8 and appendix B", solve_gpu_bfs, (
-        Parameter("inner_cycles", int, 5,
-                  "gpu-bfs: push/relabel iterations per thread per kernel launch (Gutiérrez "
-                  "Mota's KERNEL_INNER_CYCLES)"),
-        Parameter("outer_cycles", int, 220,
-                  "gpu-bfs: kernel launches between global relabels (KERNEL_OUTER_CYCLES)"),
+        cycles_parameter("inner_cycles", 5,
+                         "gpu-bfs: push/relabel iterations per thread per kernel launch "
+                         "(Gutiérrez Mota's KERNEL_INNER_CYCLES)"),
+        cycles_parameter("outer_cycles", 220,
+                         "gpu-bfs: kernel launches between global relabels "
+                         "(KERNEL_OUTER_CYCLES)"),
         block_size_parameter(1024),
     ))

@@ -47,7 +47,6 @@ plays the GPU.
 import math
 import time
 
-import numba
 import numpy as np
 
 from maxflow_cli.kernels.devices import open_device
@@ -55,11 +54,12 @@ from maxflow_cli.kernels.global_relabel_cpu import cancel_violations
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 from maxflow_cli.solvers import Parameter, SolveOptions
-from maxflow_cli.solvers.cuda import (block_size_parameter, finish, register_with_kernels,
-                                      require_positive)
+from maxflow_cli.solvers.cuda import (KERNEL_CYCLES, block_size_parameter, finish,
+                                      register_with_kernels)
 from maxflow_cli.solvers.hipr import (COUNTER_NAMES, HIPR_PARAMETERS, PUSHES, RELABELS,
-                                      hipr_initialize, hipr_stage_one)
-from maxflow_cli.solvers.relabel import reverse_bfs
+                                      hipr_stage_one)
+from maxflow_cli.solvers.relabel import (initialize_preflow, reverse_bfs, strand_and_count,
+                                         unfinished)
 
 
 class HandOver:
@@ -76,14 +76,16 @@ class HandOver:
     def __init__(self, graph: ResidualGraph, options: SolveOptions, bfs, cancel):
         self.graph, self.bfs, self.cancel, self.params = graph, bfs, cancel, options.params
         self.device = device = open_device(options.device, graph, options.params["block_size"])
-        self.res = device.host_array(graph.cap.shape[0], np.int64)
-        self.res[:] = graph.cap
-        self.excess = device.host_array(graph.n, np.int64)
-        self.excess[:] = 0
-        self.label = device.host_array(graph.n, np.int32)
-        hipr_initialize(graph.first, graph.head, graph.rev, self.res, self.excess, self.label,
-                        graph.source, graph.sink)
-        self.initial_total = self.excess_total = -int(self.excess[graph.source])
+        try:
+            self.res, self.excess, self.label, total = initialize_preflow(graph,
+                                                                          device.host_array)
+        except BaseException:
+            device.close()
+            raise
+        self.label[:] = 1  # hi_pr's labels (as hipr_initialize): the sink 0, the source n
+        self.label[graph.sink] = 0
+        self.label[graph.source] = graph.n
+        self.initial_total = self.excess_total = total
         self.marked = np.zeros(graph.n, np.bool_)
         self.hipr_counters = np.zeros(len(COUNTER_NAMES), np.int64)
         self.active = int(np.count_nonzero(self.excess > 0) - (self.excess[graph.sink] > 0))
@@ -102,8 +104,7 @@ class HandOver:
     def unfinished(self) -> bool:
         """He & Hong's loop condition e(s) + e(t) < ExcessTotal (e(s): flow back to s)."""
         g = self.graph
-        return self.excess[g.source] + self.initial_total + self.excess[g.sink] < \
-            self.excess_total
+        return unfinished(self.excess, g.source, g.sink, self.initial_total, self.excess_total)
 
     def _send(self, name: str, host: np.ndarray) -> None:
         self.device.to_device(name, host)
@@ -160,9 +161,8 @@ class HandOver:
         if cancelled:
             self._send("res", self.res)
             self._send("excess", self.excess)
-        if self.active == 0 and self.unfinished():
-            raise RuntimeError("no active vertex is left but e(s) + e(t) != ExcessTotal: the "
-                               "excess accounting is broken (a bug)")
+        unfinished(self.excess, g.source, g.sink, self.initial_total, self.excess_total,
+                   self.active)
 
     def record(self, device: str, active_before: int, threshold: float, operations: int,
                seconds: float, **extra) -> None:
@@ -182,26 +182,6 @@ class HandOver:
                      "gpu_rounds": rounds.count("gpu"), "violations_cancelled": self.cancelled}
         return finish(name, self.graph, self.device, self.res, self.excess, want_flow, times,
                       counters, self.trace)
-
-
-@numba.njit(cache=True)
-def strand_and_count(label, excess, marked, source, sink):
-    """Program 4 lines 10-16 after the reverse BFS, and aSize: the source keeps label n; each
-    vertex that can no longer reach the sink is marked once and its excess (which never
-    changes again: nothing pushes into a vertex labelled n) is returned, to come out of
-    ExcessTotal, with the number of active vertices below n."""
-    n = label.shape[0]
-    label[source] = n
-    stranded = 0
-    active = 0
-    for u in range(n):
-        if u != source and u != sink:
-            if label[u] < n:
-                active += excess[u] > 0
-            elif not marked[u]:
-                marked[u] = True
-                stranded += excess[u]
-    return stranded, active
 
 
 def _operations(counters: dict) -> int:
@@ -229,7 +209,6 @@ def global_relabel_cpu_pieces(graph: ResidualGraph):
 def solve_hybrid(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """He & Hong's Algorithm 5, on the GPU or on the kernel's twin."""
     params = options.params
-    require_positive(params, "kernel_cycles")
     started = time.perf_counter()
     with HandOver(graph, options, *global_relabel_cpu_pieces(graph)) as state:
         device = state.device
@@ -262,11 +241,6 @@ def solve_hybrid(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
         return state.result("hybrid", options.want_flow, started)
 
 
-KERNEL_CYCLES = Parameter("kernel_cycles", int, 4096,
-                          "push/relabel iterations per thread per kernel launch (He & Hong's "
-                          "KERNEL_CYCLES: 4096 for Genrmf and Washington-RLG, 32 for "
-                          "Acyclic-Dense)")
-
 register_with_kernels(
     "hybrid", "hipr on the CPU or the cuda kernel on the GPU, round by round, as the measured "
     "rates say (eq. 3)", "He & Hong 2010, Algorithm 5 and eq. 1-3 (hybrid_mf)", solve_hybrid,
@@ -275,5 +249,5 @@ register_with_kernels(
         Parameter("initial_threshold", int, 64,
                   "hybrid: active vertices above which a round goes to the GPU until both "
                   "engines are measured (He & Hong: 'a small value'); eq. 3 re-tunes it after "
-                  "every round"),
+                  "every round", minimum=0),
     ))

@@ -29,7 +29,7 @@ from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace, 
                                                   gather, merge_own_frontier,
                                                   parallel_global_relabel, region,
                                                   threads_in_use)
-from maxflow_cli.solvers.relabel import saturate_source_arcs
+from maxflow_cli.solvers.relabel import initialize_preflow, unfinished
 
 PUSHES, RELABELS, WORK, PASSES = range(4)
 
@@ -126,17 +126,6 @@ def lockfree_passes(first, head, rev, res, excess, label, sink, lists, ends, siz
     return sync[3]
 
 
-def initialize(graph: ResidualGraph):
-    """Hong's INIT (Algorithm 1, lines 1-16; He & Hong's Program 2): labels 0, the source's
-    n, source arcs saturated. Returns (res, excess, label, ExcessTotal)."""
-    res = graph.initial_residuals()
-    excess = np.zeros(graph.n, np.int64)
-    label = np.zeros(graph.n, np.int32)
-    label[graph.source] = graph.n
-    total = saturate_source_arcs(graph.first, graph.head, graph.rev, res, excess, graph.source)
-    return res, excess, label, total
-
-
 def solve_lockfree(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """Hong's lock-free push-relabel on --threads CPU threads, with parallel global relabels."""
     params = options.params
@@ -148,7 +137,7 @@ def _solve(graph, options, params):
     threads = params["threads"]
     first, head, rev, source, sink = graph.first, graph.head, graph.rev, graph.source, graph.sink
     started = time.perf_counter()
-    res, excess, label, excess_total = initialize(graph)
+    res, excess, label, excess_total = initialize_preflow(graph)  # Hong's INIT
     initial_total = excess_total
     space = Workspace(graph)
     lists = np.empty((2, graph.n), np.int32)
@@ -172,11 +161,9 @@ def _solve(graph, options, params):
         cancelled_arcs += cancelled
         trace.append({"round": len(trace) + 1, "device": "cpu", "active": int(active),
                       "cancelled": int(cancelled)})
-        if excess[source] + initial_total + excess[sink] >= excess_total:
+        if not unfinished(excess, source, sink, initial_total, excess_total, active,
+                          "lockfree"):
             break
-        if active == 0:
-            raise RuntimeError("lockfree: no active vertex is left but e(s) + e(t) != "
-                               "ExcessTotal: the excess accounting is broken (a bug)")
         lists[0, :active] = space.active[:active]
         np.cumsum(degree[space.active[:active]], out=ends[0, :active])
         done = lockfree_passes(first, head, rev, res, excess, label, sink, lists, ends, active,

@@ -106,5 +106,6 @@ register_with_kernels(
         Parameter("active_threshold", int, 17000,
                   "openmp-cuda: a round goes to the GPU when at least this many vertices are "
                   "active (Alvino's 17000, tuned for a 2013 GPU; on an H100 no crossover was "
-                  "found: every threshold that sent rounds to the GPU ran slower than none)"),
+                  "found: every threshold that sent rounds to the GPU ran slower than none)",
+                  minimum=0),
     ))

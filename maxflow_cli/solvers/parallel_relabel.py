@@ -21,21 +21,19 @@ import numpy as np
 from numba import prange
 
 from maxflow_cli.atomics import atomic_add, atomic_cas, atomic_load, atomic_store, yield_thread
-from maxflow_cli.errors import ParameterError
 from maxflow_cli.solvers import Parameter
 from maxflow_cli.solvers.relabel import reverse_bfs
 
 THREADS_PARAMETER = Parameter(
     "threads", int, numba.config.NUMBA_NUM_THREADS,
-    "CPU threads for the parallel loops (lockfree); default: all cores (NUMBA_NUM_THREADS)")
+    "CPU threads for the parallel loops (lockfree, openmp-cuda); default: all cores "
+    "(NUMBA_NUM_THREADS, also the most)", minimum=1, maximum=numba.config.NUMBA_NUM_THREADS)
 
 
 @contextlib.contextmanager
 def threads_in_use(count: int):
-    """Run the parallel loops inside on `count` threads (numba.set_num_threads)."""
-    limit = numba.config.NUMBA_NUM_THREADS
-    if not 1 <= count <= limit:
-        raise ParameterError(f"--threads {count}: must be in 1..{limit} (NUMBA_NUM_THREADS)")
+    """Run the parallel loops inside on `count` threads (numba.set_num_threads), which
+    THREADS_PARAMETER's bounds keep within 1..NUMBA_NUM_THREADS."""
     previous = numba.get_num_threads()
     numba.set_num_threads(count)
     try:
@@ -297,7 +295,7 @@ def parallel_global_relabel(first, head, rev, res, excess, label, source, sink, 
     reached = parallel_reverse_bfs(first, head, rev, res, sink, label, order, degree_end,
                                    buffer, threads)
     label[source] = n
-    stranded = 0
+    stranded = 0  # relabel.strand_and_count's marking, as a parallel reduction
     for u in prange(n):
         if label[u] == n and not marked[u] and u != source and u != sink:
             marked[u] = True

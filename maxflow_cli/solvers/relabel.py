@@ -1,6 +1,7 @@
-"""Labeling pieces shared by the solvers: reverse BFS from the sink, preflow initialisation,
-and He & Hong's global_relabel_cpu (its violation cancellation is the twin of the GPU kernel,
-in kernels/global_relabel_cpu.py).
+"""Labeling pieces shared by the solvers: reverse BFS from the sink, preflow initialisation
+(He & Hong's Program 2), He & Hong's global_relabel_cpu (its violation cancellation is the
+twin of the GPU kernel, in kernels/global_relabel_cpu.py), the stranding of excess that can
+no longer reach the sink, and He & Hong's termination test.
 
 Global relabeling (hi_pr's global update; He & Hong 2010, Program 4 lines 9-16; Gutiérrez
 Mota 2012, alg. 4.6): the label of a vertex becomes its distance to the sink in the residual
@@ -66,6 +67,43 @@ def sink_reaching(graph, res: np.ndarray) -> np.ndarray:
     return label < graph.n
 
 
+def initialize_preflow(graph, allocate=np.empty):
+    """He & Hong 2010, Program 2 (Hong's INIT, Alvino 2015 Algorithm 1 lines 1-16; Gutiérrez
+    Mota 2012, alg. 4.2): residuals = capacities, labels 0 but the source's n, source arcs
+    saturated. The arrays come from `allocate(length, dtype)` (np.empty, or a device's
+    page-locked ``host_array``). Returns (res, excess, label, ExcessTotal)."""
+    res = allocate(graph.cap.shape[0], np.int64)
+    res[:] = graph.cap
+    excess = allocate(graph.n, np.int64)
+    excess[:] = 0
+    label = allocate(graph.n, np.int32)
+    label[:] = 0
+    label[graph.source] = graph.n
+    excess_total = saturate_source_arcs(graph.first, graph.head, graph.rev, res, excess,
+                                        graph.source)
+    return res, excess, label, int(excess_total)
+
+
+@numba.njit(cache=True)
+def strand_and_count(label, excess, marked, source, sink):
+    """Program 4 lines 10-16 after the reverse BFS, and aSize: the source keeps label n; each
+    vertex that can no longer reach the sink is marked once and its excess (which never
+    changes again: nothing pushes into a vertex labelled n) is returned, to come out of
+    ExcessTotal, with the number of active vertices below n."""
+    n = label.shape[0]
+    label[source] = n
+    stranded = 0
+    active = 0
+    for u in range(n):
+        if u != source and u != sink:
+            if label[u] < n:
+                active += excess[u] > 0
+            elif not marked[u]:
+                marked[u] = True
+                stranded += excess[u]
+    return stranded, active
+
+
 @numba.njit(cache=True)
 def global_relabel_cpu(first, head, rev, res, excess, label, source, sink, marked, order):
     """He & Hong 2010, Program 4: violation cancellation, reverse BFS from the sink, and the
@@ -75,19 +113,20 @@ def global_relabel_cpu(first, head, rev, res, excess, label, source, sink, marke
     never changes again: nothing pushes into a vertex labelled n). Returns (arcs cancelled,
     excess newly stranded, to subtract from ExcessTotal, active vertices left).
     """
-    n = label.shape[0]
     cancelled = cancel_violations(first, head, rev, res, excess, label)
     reverse_bfs(first, head, rev, res, sink, label, order)
-    label[source] = n
-    stranded = 0
-    active = 0
-    for u in range(n):
-        if u == source or u == sink:
-            continue
-        if label[u] == n:
-            if not marked[u]:
-                marked[u] = True
-                stranded += excess[u]
-        elif excess[u] > 0:
-            active += 1
+    stranded, active = strand_and_count(label, excess, marked, source, sink)
     return cancelled, stranded, active
+
+
+def unfinished(excess, source: int, sink: int, initial_total: int, excess_total: int,
+               active: int | None = None, solver: str = "") -> bool:
+    """He & Hong's loop condition e(s) + e(t) < ExcessTotal, e(s) being the flow returned to
+    the source: its excess (inflow - outflow) plus the initial ExcessTotal. Given the active
+    vertices a global relabel left, RuntimeError where none is left but the test still
+    holds: the excess accounting is broken (a bug)."""
+    left = bool(excess[source] + initial_total + excess[sink] < excess_total)
+    if left and active == 0:
+        raise RuntimeError(f"{solver + ': ' if solver else ''}no active vertex is left but "
+                           "e(s) + e(t) != ExcessTotal: the excess accounting is broken (a bug)")
+    return left

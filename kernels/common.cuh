@@ -1,0 +1,19 @@
+// Device helpers shared by the kernels (push_relabel.cu, single_loop.cu). PyCUDA compiles
+// the kernels with this directory on the include path (kernels/__init__.py, load()).
+
+#pragma once
+
+// 64-bit signed atomic add: two's complement makes the unsigned atomicAdd subtract too.
+static __device__ __forceinline__ void atomic_add(long long *address, long long value)
+{
+    atomicAdd(reinterpret_cast<unsigned long long *>(address),
+              static_cast<unsigned long long>(value));
+}
+
+// Sum over a warp; every lane of the warp must call it.
+static __device__ unsigned int warp_sum(unsigned int value)
+{
+    for (int offset = 16; offset > 0; offset /= 2)
+        value += __shfl_down_sync(0xffffffffu, value, offset);
+    return value;
+}
