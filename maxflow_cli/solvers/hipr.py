@@ -18,6 +18,7 @@ from maxflow_cli.network import Network
 from maxflow_cli.residual import ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
 from maxflow_cli.solvers import Parameter, SolveOptions, SolverSpec, register
+from maxflow_cli.solvers.parallel_relabel import parallel_gap_relabel
 from maxflow_cli.solvers.relabel import saturate_source_arcs
 
 # Slots of the counters array shared with the hybrids.
@@ -124,13 +125,15 @@ def _global_update(first, head, rev, res, excess, label, current, sink,
 
 @numba.njit(cache=True)
 def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency, alpha, beta,
-                   stop_at_global_update, counters):
+                   stop_at_global_update, counters, parallel_gap=False):
     """hi_pr's stageOne() main loop on the given valid preflow state.
 
     Starts from the labels it is given (buckets are rebuilt from them). Returns DONE when no
     vertex with a label below n is active, or STOPPED_AT_GLOBAL_UPDATE when
     `stop_at_global_update` is set and hi_pr would now run a global update (the hybrids take
-    over there). `counters` accumulates (see COUNTER_NAMES).
+    over there). `counters` accumulates (see COUNTER_NAMES). With `parallel_gap`, gaps are
+    relabeled by Alvino's Algorithm 14 (the buckets above the gap in parallel), with the same
+    outcome as hi_pr's sequential gap.
     """
     n = label.shape[0]
     m = head.shape[0] // 2
@@ -213,13 +216,17 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
             if first_active[d] == n and first_inactive[d] == n:
                 # gap(d): every vertex above the empty bucket can no longer reach the sink
                 counters[GAPS] += 1
-                for level in range(d + 1, d_max + 1):
-                    k = first_inactive[level]
-                    while k != n:
-                        label[k] = n
-                        counters[GAP_VERTICES] += 1
-                        k = b_next[k]
-                    first_inactive[level] = n
+                if parallel_gap:
+                    counters[GAP_VERTICES] += parallel_gap_relabel(first_inactive, b_next,
+                                                                   label, d, d_max)
+                else:
+                    for level in range(d + 1, d_max + 1):
+                        k = first_inactive[level]
+                        while k != n:
+                            label[k] = n
+                            counters[GAP_VERTICES] += 1
+                            k = b_next[k]
+                        first_inactive[level] = n
                 d_max = d - 1
                 a_max = d - 1
             if label[i] == n:

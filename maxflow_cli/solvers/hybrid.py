@@ -73,8 +73,10 @@ class HandOver:
     before it (Program 4's violation cancellation, returning the arcs cancelled).
     """
 
-    def __init__(self, graph: ResidualGraph, options: SolveOptions, bfs, cancel):
+    def __init__(self, graph: ResidualGraph, options: SolveOptions, bfs, cancel,
+                 parallel_gap: bool = False):
         self.graph, self.bfs, self.cancel, self.params = graph, bfs, cancel, options.params
+        self.parallel_gap = parallel_gap  # hipr's gaps by Alvino's Algorithm 14
         self.device = device = open_device(options.device, graph, options.params["block_size"])
         try:
             self.res, self.excess, self.label, total = initialize_preflow(graph,
@@ -122,7 +124,7 @@ class HandOver:
         before = counters[PUSHES] + counters[RELABELS]
         hipr_stage_one(g.first, g.head, g.rev, self.res, self.excess, self.label, g.source,
                        g.sink, p["global_update_frequency"], p["alpha"], p["beta"],
-                       not to_the_end, counters)
+                       not to_the_end, counters, self.parallel_gap)
         self.last_device = "cpu"
         return int(counters[PUSHES] + counters[RELABELS] - before)
 

@@ -20,14 +20,15 @@
   on the GPU; his is 17000, for a GRID K520), else on the GPU. On an H100 (16 CPU threads,
   the five paper families) no threshold helped: 0 (every round on the GPU) ran 0.1-0.2x
   hipr, 4000 sent genrmf-wide-64's rounds to the GPU at 0.64x, and the runs that never used
-  the GPU were the fastest. Every round ends with the parallel global labeling (Algorithm 13's BFS and marking), which
-  also counts the active vertices; after a GPU round it is preceded by He & Hong's violation
+  the GPU were the fastest. Every round ends with the parallel global labeling (Algorithm
+  13's BFS and marking), which also counts the active vertices; after a GPU round it is preceded by He & Hong's violation
   cancellation (Program 4 lines 1-8: the kernel may leave arcs with h(u) > h(v) + 1), which
   hipr's valid labels never need. The state passes between the two through
   ``hybrid.HandOver``.
 - Algorithm 11 (pushrelabel-cpu): hipr until it would run a global update (k > nm in
   Alvino's words, hi_pr's work rule here), where the round's parallel global labeling takes
-  its place; gap relabeling stays hipr's own.
+  its place; its gaps are relabeled by Algorithm 14 (the buckets above the empty one in
+  parallel).
 - Algorithm 12 (pushrelabel-gpu): kernels/single_loop.cu, each vertex discharged in one loop
   that pushes and finds the lowest neighbour together, the vertices split in 4 launches on 4
   streams (§4.1.2), unrolled loops (§4.1.3).
@@ -80,7 +81,8 @@ def solve_openmp_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResul
                           work.first, work.head, work.rev, res, work.sink, label, space.order,
                           space.degree_end, space.buffer, params["threads"]),
                       lambda res, excess, label: parallel_cancel_violations(
-                          work.first, work.head, work.rev, res, excess, label)) as state:
+                          work.first, work.head, work.rev, res, excess, label),
+                      parallel_gap=True) as state:
             threshold = params["active_threshold"]
             while state.unfinished():
                 active = state.active
