@@ -392,11 +392,15 @@ HIPR_PARAMETERS = (
               "(hi_pr's 12)", minimum=0, maximum=10**6),
 )
 
-register(SolverSpec(
-    name="hipr",
-    summary="sequential highest-label push-relabel with global and gap relabeling",
-    citation="Goldberg & Cherkassky, hi_pr 3.x (the reference in every seed's tables)",
-    solve=solve_hipr,
-    prepare=lambda options: compile_on_tiny_graph(solve_hipr, options),
-    parameters=HIPR_PARAMETERS,
-))
+def register_cpu_solver(name: str, summary: str, citation: str, solve,
+                        parameters: tuple[Parameter, ...]) -> None:
+    """Register a CPU solver whose prepare step compiles it on a tiny graph."""
+    register(SolverSpec(name, summary, citation, solve,
+                        prepare=lambda options: compile_on_tiny_graph(solve, options),
+                        parameters=parameters))
+
+
+register_cpu_solver(
+    "hipr", "sequential highest-label push-relabel with global and gap relabeling",
+    "Goldberg & Cherkassky, hi_pr 3.x (the reference in every seed's tables)", solve_hipr,
+    HIPR_PARAMETERS)

@@ -23,8 +23,8 @@ from numba import prange
 from maxflow_cli.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import SolveOptions, SolverSpec, register
-from maxflow_cli.solvers.hipr import HIPR_PARAMETERS, compile_on_tiny_graph, hipr_stage_two
+from maxflow_cli.solvers import SolveOptions
+from maxflow_cli.solvers.hipr import HIPR_PARAMETERS, hipr_stage_two, register_cpu_solver
 from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace, barrier, chunk,
                                                   gather, merge_own_frontier,
                                                   parallel_global_relabel, region,
@@ -186,11 +186,7 @@ def _solve(graph, options, params):
                        trace)
 
 
-register(SolverSpec(
-    name="lockfree",
-    summary="Hong's lock-free push-relabel on CPU threads, parallel global relabeling",
-    citation="Hong 2008, in Alvino 2015 §3.1, Algorithm 1 (He & Hong 2010, Programs 2-4)",
-    solve=solve_lockfree,
-    prepare=lambda options: compile_on_tiny_graph(solve_lockfree, options),
-    parameters=(THREADS_PARAMETER,) + HIPR_PARAMETERS,
-))
+register_cpu_solver(
+    "lockfree", "Hong's lock-free push-relabel on CPU threads, parallel global relabeling",
+    "Hong 2008, in Alvino 2015 §3.1, Algorithm 1 (He & Hong 2010, Programs 2-4)",
+    solve_lockfree, (THREADS_PARAMETER,) + HIPR_PARAMETERS)
