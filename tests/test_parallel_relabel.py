@@ -11,9 +11,9 @@ from maxflow_cli.errors import ParameterError
 from maxflow_cli.network import Network
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import SolveOptions, get_solver
-from maxflow_cli.solvers.parallel_relabel import (Workspace, parallel_gap_relabel,
-                                                  parallel_global_relabel, parallel_reverse_bfs,
-                                                  threads_in_use)
+from maxflow_cli.solvers.parallel_relabel import (OWNER_CYCLE, OWNER_SHIFT, Workspace, owned,
+                                                  parallel_gap_relabel, parallel_global_relabel,
+                                                  parallel_reverse_bfs, threads_in_use)
 from maxflow_cli.solvers.relabel import global_relabel_cpu, reverse_bfs
 from test_solvers import networks
 
@@ -80,6 +80,20 @@ def test_parallel_bfs_gives_the_sequential_distances(threads, family, params):
 @pytest.mark.parametrize("threads", sorted({1, 2, THREADS}))
 def test_parallel_bfs_on_a_level_of_every_vertex(threads):
     graph = _star(300)
+    _assert_like_reverse_bfs(graph, graph.initial_residuals(), threads)
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 1000, 16 * OWNER_CYCLE + 3, 40 * OWNER_CYCLE])
+@pytest.mark.parametrize("threads", [1, 3, 16, 100])
+def test_owned_counts_each_threads_vertices(n, threads):
+    owners = ((np.arange(n) >> OWNER_SHIFT) % OWNER_CYCLE) % threads
+    expected = np.bincount(owners, minlength=threads)
+    assert [owned(n, threads, t) for t in range(threads)] == expected.tolist()
+
+
+@pytest.mark.parametrize("threads", sorted({2, THREADS}))
+def test_parallel_bfs_past_one_ownership_cycle(threads):
+    graph = _graph(rows=64, levels=300)  # 19202 vertices: more than OWNER_CYCLE lines
     _assert_like_reverse_bfs(graph, graph.initial_residuals(), threads)
 
 

@@ -7,7 +7,7 @@ it reads yields at most one vertex per arc); the local lists are then merged int
 prefix sum over their sizes (Alvino's "local frontiers merged by a parallel prefix sum").
 
 - ``parallel_reverse_bfs``: Algorithm 13, level-synchronous reverse BFS from the sink,
-  one barrier a level (the local frontiers read where they were built);
+  each vertex labelled by the one thread that owns its cache line, two barriers a level;
 - ``parallel_global_relabel``: He & Hong 2010, Program 4 on those pieces (violation
   cancellation, the BFS, stranded excess out of ExcessTotal), the parallel twin of
   ``relabel.global_relabel_cpu``, and the list of active vertices it leaves;
@@ -160,70 +160,98 @@ def flag_barrier(flags, t, threads):
         wait_until(flags, threads * LINE, episode)
 
 
-COUNT, DEGREES, START = range(3)  # a local frontier's entry in `lists`
+COUNT, DEGREES = range(2)  # an owner's frontier entry in `lists`
+OWNER_SHIFT = 4  # vertices 16v' .. 16v' + 15 (a cache line of int32 labels) share an owner
+OWNER_CYCLE = 1024  # lines (a power of 2); line l belongs to thread (l % OWNER_CYCLE) % threads
 
 
 @numba.njit(cache=True)
-def slot(buffer, parity, j):
-    """Where entry j of a parity-`parity` local frontier lies in buffer: parity 0 from the
-    front, parity 1 from the back."""
-    return j if parity == 0 else buffer.shape[0] - 1 - j
+def owned(n, threads, t):
+    """How many of the vertices 0 .. n-1 thread t owns (see OWNER_CYCLE)."""
+    width = 1 << OWNER_SHIFT
+    lines = (n + width - 1) // width
+    cycles, rest = divmod(lines, OWNER_CYCLE)
+    count = cycles * (OWNER_CYCLE // threads + (t < OWNER_CYCLE % threads))
+    count += rest // threads + (t < rest % threads)
+    short = lines * width - n
+    if ((lines - 1) % OWNER_CYCLE) % threads == t:
+        return count * width - short
+    return count * width
 
 
 @numba.njit(parallel=True, cache=True)
-def _bfs_levels(first, head, rev, res, label, order, degree_end, buffer, threads, sync, flags,
-                lists):
-    """The levels of Algorithm 13, one barrier a level. The local frontiers are never copied
-    into one list: level L's stay in buffer where their threads built them, and
-    lists[L % 2, k] holds the COUNT, total out-degree (DEGREES) and START of thread k's.
-    After the barrier each thread takes the prefix sums over those itself, reads its chunk
-    of the level from the local frontiers it spans, copies it into `order`, and builds its
-    local frontier of level L + 1 in the other parity, from the out-degree total of level L
-    before its chunk (degree_end[v]: the out-degrees summed along v's local frontier,
-    through v). Levels L and L + 1 are disjoint, so their out-degrees sum to at most the
-    arc count: parity 0 grows from the front of buffer, parity 1 from the back."""
+def _bfs_levels(first, head, rev, res, label, order, claimed, buffer, owner, threads, sync,
+                flags, lists, buckets):
+    """The levels of Algorithm 13 with every label written by one thread only: vertex v
+    belongs to thread owner[(v >> OWNER_SHIFT) % OWNER_CYCLE], so a cache line of labels has
+    one writer. Thread t's vertices, in the order it claims them, fill its own stretch of
+    `claimed` (its level-L frontier a slice of it; lists[L % 2, t] holds its COUNT and total
+    out-degree). A level is two phases: (1) each thread copies its frontier into `order`,
+    scans its arcs, and sorts the unlabelled heads it meets by owner into its region of
+    buffer (the out-degrees of the threads before it), bucket k of t from buckets[t, k] to
+    buckets[t, k + 1]; (2) after a barrier, owner t labels the still unlabelled vertices of
+    bucket t of every thread, with plain loads and stores, into its next frontier; a second
+    barrier ends the level."""
     n = label.shape[0]
     for t in prange(threads):
         if not gather(sync, threads):
             continue
+        base = 0
+        for k in range(t):
+            base += owned(n, threads, k)
+        done = 0  # of t's vertices, in levels already copied into order
+        local = np.empty(1024, np.int32)
+        sizes = np.zeros(threads, np.int64)
         tail = 0
         level = 0
         parity = 0
-        size = lists[0, 0, COUNT]
+        size = 0
+        for k in range(threads):
+            size += lists[0, k, COUNT]
         while size > 0:
-            current = lists[parity]
-            lo, hi = chunk(0, size, threads, t)
-            k = 0
-            skipped = 0
-            out = 0
-            while k < threads and skipped + current[k, COUNT] <= lo:
-                skipped += current[k, COUNT]
-                out += current[k, DEGREES]
-                k += 1
-            i = lo - skipped
-            if i > 0:
-                out += degree_end[buffer[slot(buffer, parity, current[k, START] + i - 1)]]
-            count = 0
-            degrees = 0
-            for g in range(tail + lo, tail + hi):
-                while i == current[k, COUNT]:
-                    k += 1
-                    i = 0
-                u = buffer[slot(buffer, parity, current[k, START] + i)]
-                i += 1
-                order[g] = u
+            place = tail
+            region_start = 0
+            for k in range(t):
+                place += lists[parity, k, COUNT]
+                region_start += lists[parity, k, DEGREES]
+            count = lists[parity, t, COUNT]
+            if lists[parity, t, DEGREES] > local.shape[0]:
+                local = np.empty(max(lists[parity, t, DEGREES], 2 * local.shape[0]), np.int32)
+            sizes[:] = 0
+            found = 0
+            for i in range(count):
+                u = claimed[base + done + i]
+                order[place + i] = u
                 for a in range(first[u], first[u + 1]):
                     v = head[a]
-                    if (atomic_load(label, v) == n and res[rev[a]] > 0
-                            and atomic_cas(label, v, n, level + 1) == n):
-                        buffer[slot(buffer, 1 - parity, out + count)] = v
-                        count += 1
+                    if label[v] == n and res[rev[a]] > 0:
+                        local[found] = v
+                        found += 1
+                        sizes[owner[(v >> OWNER_SHIFT) & (OWNER_CYCLE - 1)]] += 1
+            mine = buckets[t]
+            mine[0] = region_start
+            for k in range(threads):
+                mine[k + 1] = mine[k] + sizes[k]
+                sizes[k] = mine[k]
+            for i in range(found):
+                v = local[i]
+                k = owner[(v >> OWNER_SHIFT) & (OWNER_CYCLE - 1)]
+                buffer[sizes[k]] = v
+                sizes[k] += 1
+            flag_barrier(flags, t, threads)
+            done += count
+            claims = 0
+            degrees = 0
+            for k in range(threads):
+                for j in range(buckets[k, t], buckets[k, t + 1]):
+                    v = buffer[j]
+                    if label[v] == n:
+                        label[v] = level + 1
+                        claimed[base + done + claims] = v
+                        claims += 1
                         degrees += first[v + 1] - first[v]
-                        degree_end[v] = degrees
-            mine = lists[1 - parity, t]
-            mine[COUNT] = count
-            mine[DEGREES] = degrees
-            mine[START] = out
+            lists[1 - parity, t, COUNT] = claims
+            lists[1 - parity, t, DEGREES] = degrees
             flag_barrier(flags, t, threads)
             tail += size
             level += 1
@@ -239,26 +267,36 @@ def _bfs_levels(first, head, rev, res, label, order, degree_end, buffer, threads
 def parallel_reverse_bfs(first, head, rev, res, sink, label, order, degree_end, buffer,
                          threads):
     """Alvino 2015, Algorithm 13: exact distances to `sink` over residual arcs into `label`
-    (n if unreachable), one BFS level at a time, each level's vertices split among
-    `threads` threads, each building a local frontier of the next level; the local
-    frontiers are merged by prefix sums over their sizes. A vertex is claimed by
-    compare-and-swap on its label, so it enters one local frontier only. `order` receives
-    the reached vertices level by level (the sequential reverse_bfs's order where the
-    threads could not be gathered); `degree_end` and `buffer` are scratch. Returns how many
-    were reached."""
+    (n if unreachable), one BFS level at a time, split among `threads` threads that each own
+    a share of the vertices (see _bfs_levels): each scans the arcs of the frontier vertices
+    it owns, hands the unlabelled heads to their owners, and labels those handed to it, so
+    a vertex enters one frontier only and no label needs an atomic operation. `order`
+    receives the reached vertices level by level (the sequential reverse_bfs's order where
+    the threads could not be gathered, or for one thread, which the level machinery would only
+    slow down); `degree_end` (each thread's claimed vertices) and `buffer` are scratch.
+    Returns how many were reached."""
+    if threads == 1:
+        return reverse_bfs(first, head, rev, res, sink, label, order)
     n = label.shape[0]
     for u in prange(n):
         label[u] = n
     label[sink] = 0
-    buffer[0] = sink
-    degree_end[sink] = first[sink + 1] - first[sink]
+    owner = np.empty(OWNER_CYCLE, np.int64)
+    for line in range(OWNER_CYCLE):
+        owner[line] = line % threads
+    mine = owner[(sink >> OWNER_SHIFT) & (OWNER_CYCLE - 1)]
+    start = 0
+    for k in range(mine):
+        start += owned(n, threads, k)
+    degree_end[start] = sink
     lists = np.zeros((2, threads, LINE), np.int64)
-    lists[0, 0, COUNT] = 1
-    lists[0, 0, DEGREES] = degree_end[sink]
+    lists[0, mine, COUNT] = 1
+    lists[0, mine, DEGREES] = first[sink + 1] - first[sink]
+    buckets = np.zeros((threads, (threads + LINE) // LINE * LINE), np.int64)
     sync = np.zeros(4, np.int64)
     flags = np.zeros((threads + 1) * LINE, np.int64)
-    _bfs_levels(first, head, rev, res, label, order, degree_end, buffer, threads, sync, flags,
-                lists)
+    _bfs_levels(first, head, rev, res, label, order, degree_end, buffer, owner, threads, sync,
+                flags, lists, buckets)
     if sync[0] == ABORTED:
         return reverse_bfs(first, head, rev, res, sink, label, order)
     return sync[3]
