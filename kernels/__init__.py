@@ -3,8 +3,9 @@
 ``load(name)`` compiles ``<name>.cu`` with PyCUDA for the device's own architecture
 (``-arch=sm_XY``, sm_90 on an H100; this directory on the include path, for
 ``common.cuh``) once per process (PyCUDA also caches the compiled code
-on disk) and keeps the seconds it took in ``LOAD_SECONDS``, so that compile time stays out of
-solve times. ``gpu_unavailable()`` says what is missing when the kernels cannot run here.
+on disk) and keeps the seconds it took in ``LOAD_SECONDS`` (the GPU solvers load their kernels
+in their prepare step, so that compile time stays out of solve times; the timing script prints
+these seconds). ``gpu_unavailable()`` says what is missing when the kernels cannot run here.
 """
 
 import functools

@@ -41,9 +41,10 @@ BAD_DESIGNATION = 16
 TOO_LARGE = 17
 
 # Slots of the parser's `info` array.
-I_STATUS, I_LINE, I_TOKEN_START, I_TOKEN_END, I_N, I_M, I_SOURCE, I_SINK = range(8)
-I_ARCS, I_P_LINE, I_FIELDS, I_SEED_LINE, I_LAST_UNTERMINATED, I_OTHER_LINE = range(8, 14)
-INFO_SIZE = 14
+I_LINE, I_TOKEN_START, I_TOKEN_END, I_N, I_M, I_SOURCE, I_SINK = range(7)  # ids: at the end
+I_ARCS, I_P_LINE, I_FIELDS, I_SEED_LINE, I_LAST_UNTERMINATED, I_OTHER_LINE = range(7, 13)
+I_SOURCE_LINE, I_SINK_LINE = range(13, 15)  # where the 'n' lines are
+INFO_SIZE = 15
 
 _NOT_DIGITS = -1
 _TOO_BIG = -2
@@ -222,16 +223,16 @@ def _parse(buf, info):
                 return BAD_DESIGNATION, tails, heads, caps
             if buf[starts[2]] == 115:  # 's'
                 if source >= 0:
-                    info[I_OTHER_LINE] = info[I_SOURCE]
+                    info[I_OTHER_LINE] = info[I_SOURCE_LINE]
                     return REPEATED_TERMINAL, tails, heads, caps
                 source = vertex - 1
-                info[I_SOURCE] = line
+                info[I_SOURCE_LINE] = line
             else:
                 if sink >= 0:
-                    info[I_OTHER_LINE] = info[I_SINK]
+                    info[I_OTHER_LINE] = info[I_SINK_LINE]
                     return REPEATED_TERMINAL, tails, heads, caps
                 sink = vertex - 1
-                info[I_SINK] = line
+                info[I_SINK_LINE] = line
             if source >= 0 and source == sink:
                 return SOURCE_IS_SINK, tails, heads, caps
         elif kind == 115 and info[I_SEED_LINE] == 0:  # 's <seed>' of the acyclic-dense generator
