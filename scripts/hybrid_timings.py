@@ -4,8 +4,9 @@
                                      [--json FILE]
 
 1. bfs: Alvino 2015, Algorithm 13 (parallel_reverse_bfs on all threads) against the
-   sequential reverse_bfs, on the initial residual graph of washington-rlg-wide-1024 and
-   genrmf-wide-64 (median of 5 after a warm-up).
+   sequential reverse_bfs, and He & Hong's Program 4 (parallel_global_relabel against
+   global_relabel_cpu), on washington-rlg-wide-1024 and genrmf-wide-64, initial and
+   carrying flow (medians of 9, timed alternately after a warm-up).
 2. scaling: `lockfree` on 1 thread and on all threads, on washington-rlg-wide-1024 and
    acyclic-dense-2000.
 3. solvers: stage-1 seconds of hipr, lockfree (all threads) and, where a GPU is there, `cuda`,
@@ -30,8 +31,9 @@ from maxflow_cli import generators
 from maxflow_cli.kernels import gpu_unavailable
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import SolveOptions, get_solver
-from maxflow_cli.solvers.parallel_relabel import Workspace, parallel_reverse_bfs
-from maxflow_cli.solvers.relabel import reverse_bfs
+from maxflow_cli.solvers.parallel_relabel import (Workspace, parallel_global_relabel,
+                                                  parallel_reverse_bfs)
+from maxflow_cli.solvers.relabel import global_relabel_cpu, reverse_bfs
 from gpu_timings import _stop, run_one
 
 FAMILY_PRESETS = ("acyclic-dense-2000", "genrmf-long-24x192", "genrmf-wide-64",
@@ -44,32 +46,66 @@ def graph_of(name: str):
     return build_residual(generators.make(preset.family, seed=1, **preset.params))
 
 
-def median_seconds(call, repeats=5) -> float:
-    call()
-    samples = []
+def paired_medians(first, second, repeats=9) -> tuple[float, float]:
+    """Median seconds of two calls timed alternately, after one warm-up each, so that both
+    see the same machine (the lent one's speed drifts between minutes)."""
+    first(), second()
+    samples = ([], [])
     for _ in range(repeats):
-        started = time.perf_counter()
-        call()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+        for call, kept in zip((first, second), samples):
+            started = time.perf_counter()
+            call()
+            kept.append(time.perf_counter() - started)
+    return statistics.median(samples[0]), statistics.median(samples[1])
+
+
+def carrying_flow(graph, seed=5):
+    """Residuals as if a third of the arcs carried flow (half their capacity, a third of
+    those all of it): reverse arcs open, as in a global relabel during a solve."""
+    rng = np.random.default_rng(seed)
+    res = graph.initial_residuals()
+    forward = np.flatnonzero((graph.cap > 0) & (rng.random(res.shape[0]) < 1 / 3))
+    sent = res[forward] // 2
+    whole = rng.random(forward.shape[0]) < 1 / 3
+    sent[whole] = res[forward][whole]
+    res[graph.rev[forward]] += sent
+    res[forward] -= sent
+    return res
 
 
 def bfs_speedups(graphs: dict) -> list[dict]:
+    """Alvino's Algorithm 13 BFS and He & Hong's whole Program 4 (violation cancellation, BFS,
+    stranded excess; what the solvers call), sequential against all threads."""
     rows = []
     for name in ("washington-rlg-wide-1024", "genrmf-wide-64"):
         g = graphs[name]
-        res = g.initial_residuals()
-        label, order = np.empty(g.n, np.int32), np.empty(g.n, np.int32)
         space = Workspace(g)
-        sequential = median_seconds(lambda: reverse_bfs(g.first, g.head, g.rev, res, g.sink,
-                                                        label, order))
-        parallel = median_seconds(lambda: parallel_reverse_bfs(
-            g.first, g.head, g.rev, res, g.sink, label, space.order, space.degree_end,
-            space.buffer, ALL))
-        rows.append({"instance": name, "sequential": sequential, "parallel": parallel,
-                     "threads": ALL, "speedup": sequential / parallel})
-        print(f"BFS {name}: sequential {sequential * 1e3:.2f} ms, {ALL} threads "
-              f"{parallel * 1e3:.2f} ms, speedup {sequential / parallel:.2f}", flush=True)
+        label, order = np.empty(g.n, np.int32), np.empty(g.n, np.int32)
+        excess = np.random.default_rng(1).integers(0, 3, g.n).astype(np.int64)
+        for state, res in (("initial", g.initial_residuals()), ("carrying flow", carrying_flow(g))):
+            bfs = paired_medians(
+                lambda: reverse_bfs(g.first, g.head, g.rev, res, g.sink, label, order),
+                lambda: parallel_reverse_bfs(g.first, g.head, g.rev, res, g.sink, label,
+                                             space.order, space.claimed, space.buffer, ALL))
+            marked = np.zeros(g.n, np.bool_)
+
+            def sequential():
+                marked[:] = False
+                global_relabel_cpu(g.first, g.head, g.rev, res, excess, label, g.source, g.sink,
+                                   marked, order)
+
+            def parallel():
+                marked[:] = False
+                parallel_global_relabel(g.first, g.head, g.rev, res, excess, label, g.source,
+                                        g.sink, marked, space.order, space.claimed,
+                                        space.buffer, space.active, ALL)
+
+            program_4 = paired_medians(sequential, parallel)
+            for what, (one, many) in (("BFS (Alg. 13)", bfs), ("Program 4", program_4)):
+                rows.append({"instance": name, "state": state, "what": what, "sequential": one,
+                             "parallel": many, "threads": ALL, "speedup": one / many})
+                print(f"{what:14} {name} ({state}): sequential {one * 1e3:.2f} ms, {ALL} threads "
+                      f"{many * 1e3:.2f} ms, speedup {one / many:.2f}", flush=True)
     return rows
 
 

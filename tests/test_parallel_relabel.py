@@ -1,6 +1,11 @@
 """Alvino 2015, Algorithms 13 and 14, and He & Hong's Program 4 on them, against the
 sequential pieces of solvers/relabel.py."""
 
+import os
+import re
+import subprocess
+import sys
+
 import numba
 import numpy as np
 import pytest
@@ -11,9 +16,10 @@ from maxflow_cli.errors import ParameterError
 from maxflow_cli.network import Network
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import SolveOptions, get_solver
-from maxflow_cli.solvers.parallel_relabel import (OWNER_CYCLE, OWNER_SHIFT, Workspace, owned,
-                                                  parallel_gap_relabel, parallel_global_relabel,
-                                                  parallel_reverse_bfs, threads_in_use)
+from maxflow_cli.solvers.parallel_relabel import (ABORTED, OWNER_CYCLE, OWNER_SHIFT, Workspace,
+                                                  _bfs_levels, owned, parallel_gap_relabel,
+                                                  parallel_global_relabel, parallel_reverse_bfs,
+                                                  threads_in_use, unlabel_owned)
 from maxflow_cli.solvers.relabel import global_relabel_cpu, reverse_bfs
 from test_solvers import networks
 
@@ -37,16 +43,17 @@ def _scrambled_state(graph, seed):
 
 def _assert_like_reverse_bfs(graph, res, threads):
     """parallel_reverse_bfs gives reverse_bfs's labels and count, and lists the reached
-    vertices level by level."""
+    vertices level by level; on several threads, from the parallel levels (not from the
+    sequential fallback)."""
     expected = np.empty(graph.n, np.int32)
     reached = reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, expected,
                           np.empty(graph.n, np.int32))
     space = Workspace(graph)
     space.order[:] = -1
     label = np.zeros(graph.n, np.int32)
-    assert parallel_reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, label,
-                                space.order, space.degree_end, space.buffer,
-                                threads) == reached
+    bfs = _bfs_levels if threads > 1 else parallel_reverse_bfs
+    assert bfs(graph.first, graph.head, graph.rev, res, graph.sink, label, space.order,
+               space.claimed, space.buffer, threads) == reached != ABORTED
     assert (label == expected).all()
     order = space.order[:reached]
     assert sorted(order.tolist()) == sorted(np.flatnonzero(expected < graph.n).tolist())
@@ -91,6 +98,30 @@ def test_owned_counts_each_threads_vertices(n, threads):
     assert [owned(n, threads, t) for t in range(threads)] == expected.tolist()
 
 
+@pytest.mark.parametrize("n", [1, 17, 16 * OWNER_CYCLE + 3, 40 * OWNER_CYCLE])
+@pytest.mark.parametrize("threads", [1, 3, 16])
+def test_unlabel_owned_covers_every_vertex_once(n, threads):
+    degree = np.random.default_rng(n).integers(0, 5, n)
+    first = np.concatenate([[0], np.cumsum(degree)])
+    label = np.zeros(n, np.int32)
+    owners = ((np.arange(n) >> OWNER_SHIFT) % OWNER_CYCLE) % threads
+    for t in range(threads):
+        assert unlabel_owned(first, label, threads, t) == degree[owners == t].sum()
+        assert (label[owners <= t] == n).all() and (label[owners > t] == 0).all()
+
+
+def test_parallel_bfs_on_more_threads_than_cores(tmp_path):
+    """CI has two cores: the BFS tests run again with six threads, in a fresh process (from
+    elsewhere than the checkout, whose sources would hide the installed package)."""
+    environment = dict(os.environ, NUMBA_NUM_THREADS="6")
+    outcome = subprocess.run(
+        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", __file__, "-k",
+         "parallel_bfs and not more_threads"], env=environment, capture_output=True, text=True,
+        cwd=tmp_path)
+    assert outcome.returncode == 0, outcome.stdout[-3000:]
+    assert re.search(r"distances\[.*-6\] PASSED", outcome.stdout), outcome.stdout[-3000:]
+
+
 @pytest.mark.parametrize("threads", sorted({2, THREADS}))
 def test_parallel_bfs_past_one_ownership_cycle(threads):
     graph = _graph(rows=64, levels=300)  # 19202 vertices: more than OWNER_CYCLE lines
@@ -124,7 +155,7 @@ def test_parallel_global_relabel_matches_program_4(threads):
         space = Workspace(graph)
         got = parallel_global_relabel(graph.first, graph.head, graph.rev, res, excess, label,
                                       graph.source, graph.sink, space.marked, space.order,
-                                      space.degree_end, space.buffer, space.active, threads)
+                                      space.claimed, space.buffer, space.active, threads)
         assert got == expected
         assert (res == state[0]).all() and (excess == state[1]).all()
         assert (label == state[2]).all() and (space.marked == state[3]).all()

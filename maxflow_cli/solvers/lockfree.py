@@ -155,7 +155,7 @@ def _solve(graph, options, params):
         relabel_started = time.perf_counter()
         cancelled, stranded, active = parallel_global_relabel(
             first, head, rev, res, excess, label, source, sink, space.marked, space.order,
-            space.degree_end, space.buffer, space.active, threads)
+            space.claimed, space.buffer, space.active, threads)
         relabel_seconds += time.perf_counter() - relabel_started
         excess_total -= stranded
         cancelled_arcs += cancelled

@@ -58,7 +58,7 @@ def sorted_by_head_label(graph: ResidualGraph, space: Workspace,
     arc a of `graph` is arc where[a] of the sorted one. `space` is the BFS's scratch."""
     label = np.empty(graph.n, np.int32)
     parallel_reverse_bfs(graph.first, graph.head, graph.rev, graph.cap, graph.sink, label,
-                         space.order, space.degree_end, space.buffer, threads)
+                         space.order, space.claimed, space.buffer, threads)
     tail = np.repeat(np.arange(graph.n, dtype=np.int32), np.diff(graph.first))
     order = np.lexsort((label[graph.head], tail))  # sorted arc k is arc order[k]
     where = np.empty_like(order)
@@ -79,7 +79,7 @@ def solve_openmp_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResul
         with HandOver(work, options,
                       lambda res, label: parallel_reverse_bfs(
                           work.first, work.head, work.rev, res, work.sink, label, space.order,
-                          space.degree_end, space.buffer, params["threads"]),
+                          space.claimed, space.buffer, params["threads"]),
                       lambda res, excess, label: parallel_cancel_violations(
                           work.first, work.head, work.rev, res, excess, label),
                       parallel_gap=True) as state:

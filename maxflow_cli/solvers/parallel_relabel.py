@@ -7,7 +7,7 @@ it reads yields at most one vertex per arc); the local lists are then merged int
 prefix sum over their sizes (Alvino's "local frontiers merged by a parallel prefix sum").
 
 - ``parallel_reverse_bfs``: Algorithm 13, level-synchronous reverse BFS from the sink,
-  each vertex labelled by the one thread that owns its cache line, two barriers a level;
+  each vertex labelled by the one thread that owns its cache line, one barrier a level;
 - ``parallel_global_relabel``: He & Hong 2010, Program 4 on those pieces (violation
   cancellation, the BFS, stranded excess out of ExcessTotal), the parallel twin of
   ``relabel.global_relabel_cpu``, and the list of active vertices it leaves;
@@ -20,7 +20,8 @@ import numba
 import numpy as np
 from numba import prange
 
-from maxflow_cli.atomics import atomic_add, atomic_cas, atomic_load, atomic_store, yield_thread
+from maxflow_cli.atomics import (acquire_fence, atomic_add, atomic_cas, atomic_load, atomic_store,
+                                 prefetch, yield_thread)
 from maxflow_cli.solvers import Parameter
 from maxflow_cli.solvers.relabel import reverse_bfs
 
@@ -48,7 +49,7 @@ class Workspace:
     def __init__(self, graph):
         n, arcs = graph.n, graph.head.shape[0]
         self.order = np.empty(n, np.int32)  # BFS order, then the frontier lists
-        self.degree_end = np.empty(n, np.int64)  # cumulative out-degree along `order`
+        self.claimed = np.empty(n, np.int32)  # the vertices each BFS thread claimed
         self.buffer = np.empty(arcs + 1, np.int32)  # the local frontiers
         self.active = np.empty(n, np.int32)
         self.marked = np.zeros(n, np.bool_)
@@ -101,12 +102,14 @@ def gather(sync, threads):
 
 @numba.njit(cache=True)
 def wait_until(words, index, value):
-    """Spin until words[index] reaches value (yielding the processor after a while)."""
+    """Spin until words[index] reaches value (yielding the processor after a while); what
+    the writer wrote before it is then visible."""
     spins = 0
     while atomic_load(words, index) < value:
         spins += 1
         if spins > SPINS_BEFORE_YIELDING:
             yield_thread()
+    acquire_fence()
 
 
 @numba.njit(cache=True)
@@ -144,23 +147,6 @@ def merge_own_frontier(t, threads, first, found, local, buffer, out, out_ends):
 
 
 LINE = 16  # int64s between two threads' words: a cache line (and its pair) each
-
-
-@numba.njit(cache=True)
-def flag_barrier(flags, t, threads):
-    """A barrier for the gathered threads with no shared counter: thread t counts its own
-    arrivals in flags[t * LINE]; thread 0 waits for every count to reach its own, then
-    counts the releases in flags[threads * LINE], which the others wait on."""
-    episode = atomic_add(flags, t * LINE, 1) + 1
-    if t == 0:
-        for k in range(1, threads):
-            wait_until(flags, k * LINE, episode)
-        atomic_add(flags, threads * LINE, 1)
-    else:
-        wait_until(flags, threads * LINE, episode)
-
-
-COUNT, DEGREES = range(2)  # an owner's frontier entry in `lists`
 OWNER_SHIFT = 4  # vertices 16v' .. 16v' + 15 (a cache line of int32 labels) share an owner
 OWNER_CYCLE = 1024  # lines (a power of 2); line l belongs to thread (l % OWNER_CYCLE) % threads
 
@@ -179,127 +165,200 @@ def owned(n, threads, t):
     return count * width
 
 
+@numba.njit(cache=True)
+def unlabel_owned(first, label, threads, t):
+    """Thread t's share of the BFS set-up: the labels of its vertices set to n (so that their
+    lines start in its cache), and their total out-degree returned: an upper bound on what its
+    scans of them can ever hand over, so the size of its stretch of the scratch buffer."""
+    n = label.shape[0]
+    width = 1 << OWNER_SHIFT
+    lines = (n + width - 1) // width
+    total = 0
+    for cycle in range(0, lines, OWNER_CYCLE):
+        for line in range(cycle + t, min(lines, cycle + OWNER_CYCLE), threads):
+            end = min(n, (line + 1) * width)
+            label[line * width:end] = n
+            total += first[end] - first[line * width]
+    return total
+
+
+@numba.njit(cache=True)
+def hand_over(first, head, rev, res, claimed, lo, hi, owner, local, counts, buffer, write, bounds):
+    """Alvino 2015, Algorithm 13 lines 7-8 for one thread: scan the arcs of the frontier
+    vertices claimed[lo:hi] and hand the tails of residual arcs into them to their owners,
+    who test line 9 (unlabelled?) on their own labels: reading a label here would fetch a
+    cache line its owner is writing. buffer[write:] receives them grouped by owner, owner
+    k's group from bounds[k] to bounds[k + 1]. `local` must hold the frontier's out-degree;
+    `counts` is scratch."""
+    threads = counts.shape[0]
+    counts[:] = 0
+    found = 0
+    for i in range(lo, hi):
+        u = claimed[i]
+        for a in range(first[u], first[u + 1]):
+            local[found] = head[a]
+            found += res[rev[a]] > 0  # no branch: the loads of all arcs overlap
+    for i in range(found):
+        counts[owner[(local[i] >> OWNER_SHIFT) & (OWNER_CYCLE - 1)]] += 1
+    bounds[0] = write
+    for k in range(threads):
+        bounds[k + 1] = bounds[k] + counts[k]
+        counts[k] = bounds[k]
+    for i in range(found):
+        v = local[i]
+        k = owner[(v >> OWNER_SHIFT) & (OWNER_CYCLE - 1)]
+        buffer[counts[k]] = v
+        counts[k] += 1
+
+
+STEP, SIZE, BOUNDS = 0, 1, 2  # a thread's row of `rows` (see publish)
+
+
+@numba.njit(cache=True)
+def row_width(threads):
+    """The int64s of one row of `rows`: STEP, SIZE and threads + 1 BOUNDS, in whole LINEs."""
+    return (BOUNDS + threads + 1 + LINE - 1) // LINE * LINE
+
+
+@numba.njit(cache=True)
+def row_of(threads, step, t):
+    """Where thread t's row for `step` begins: two rows a thread, used by turns."""
+    return ((step % 2) * threads + t) * row_width(threads)
+
+
+@numba.njit(cache=True)
+def publish(rows, threads, step, t):
+    """Thread t's row for `step` is written: make it visible (a sequentially consistent add,
+    so everything written before it is visible with it) by setting its STEP to step + 1."""
+    at = row_of(threads, step, t)
+    atomic_add(rows, at + STEP, step + 1 - rows[at + STEP])
+
+
+@numba.njit(cache=True)
+def collect(rows, threads, step):
+    """Wait until every thread published its row for `step` (so it has also finished reading
+    the rows of step - 1, whose places the rows of step + 1 take): a barrier whose arrival
+    brings each thread's data along, in the same cache lines."""
+    for k in range(threads):
+        prefetch(rows, row_of(threads, step, k))
+    for k in range(threads):
+        wait_until(rows, row_of(threads, step, k) + STEP, step + 1)
+
+
 @numba.njit(parallel=True, cache=True)
-def _bfs_levels(first, head, rev, res, label, order, claimed, buffer, owner, threads, sync,
-                flags, lists, buckets):
+def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, threads):
     """The levels of Algorithm 13 with every label written by one thread only: vertex v
     belongs to thread owner[(v >> OWNER_SHIFT) % OWNER_CYCLE], so a cache line of labels has
-    one writer. Thread t's vertices, in the order it claims them, fill its own stretch of
-    `claimed` (its level-L frontier a slice of it; lists[L % 2, t] holds its COUNT and total
-    out-degree). A level is two phases: (1) each thread copies its frontier into `order`,
-    scans its arcs, and sorts the unlabelled heads it meets by owner into its region of
-    buffer (the out-degrees of the threads before it), bucket k of t from buckets[t, k] to
-    buckets[t, k + 1]; (2) after a barrier, owner t labels the still unlabelled vertices of
-    bucket t of every thread, with plain loads and stores, into its next frontier; a second
-    barrier ends the level."""
+    one writer. Thread t keeps the vertices it claims, in order, in its own stretch of
+    `claimed` (its level-L frontier a slice of it) and what it hands over in its own stretch
+    of `buffer` (the total out-degree of its vertices: each vertex is scanned once).
+
+    The threads meet once a level, through `rows` (see collect): step 0 publishes the size of
+    each thread's stretch of the buffer; step L + 1 the SIZE of its level-L frontier and the
+    BOUNDS of what its scan of that frontier handed to each owner. After collecting step
+    L + 1, each thread copies its level-L frontier into `order` (prefix sum of the sizes),
+    labels the unlabelled vertices handed to it, with plain loads and stores, as its level
+    L + 1 frontier, scans that at once and publishes step L + 2. Returns how many vertices
+    were reached, or ABORTED where the threads could not be gathered."""
     n = label.shape[0]
+    owner = np.empty(OWNER_CYCLE, np.int64)
+    for line in range(OWNER_CYCLE):
+        owner[line] = line % threads
+    sync = np.zeros(4, np.int64)
+    rows = np.zeros(2 * threads * row_width(threads), np.int64)
     for t in prange(threads):
         if not gather(sync, threads):
             continue
         base = 0
         for k in range(t):
             base += owned(n, threads, k)
-        done = 0  # of t's vertices, in levels already copied into order
+        mine = row_of(threads, 0, t)
+        rows[mine + SIZE] = unlabel_owned(first, label, threads, t)
+        publish(rows, threads, 0, t)
+        collect(rows, threads, 0)
+        write = 0
+        for k in range(t):
+            write += rows[row_of(threads, 0, k) + SIZE]
         local = np.empty(1024, np.int32)
-        sizes = np.zeros(threads, np.int64)
+        counts = np.zeros(threads, np.int64)
+        handed = np.empty(2 * threads, np.int64)
+        count = 0
+        if owner[(sink >> OWNER_SHIFT) & (OWNER_CYCLE - 1)] == t:
+            label[sink] = 0
+            claimed[base] = sink
+            count = 1
+            if first[sink + 1] - first[sink] > local.shape[0]:
+                local = np.empty(first[sink + 1] - first[sink], np.int32)
+        mine = row_of(threads, 1, t)
+        rows[mine + SIZE] = count
+        hand_over(first, head, rev, res, claimed, base, base + count, owner, local, counts,
+                  buffer, write, rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
+        write = rows[mine + BOUNDS + threads]
+        publish(rows, threads, 1, t)
+        frontier = base
         tail = 0
-        level = 0
-        parity = 0
-        size = 0
-        for k in range(threads):
-            size += lists[0, k, COUNT]
-        while size > 0:
+        step = 1  # level step - 1
+        while True:
+            collect(rows, threads, step)
+            size = 0
             place = tail
-            region_start = 0
-            for k in range(t):
-                place += lists[parity, k, COUNT]
-                region_start += lists[parity, k, DEGREES]
-            count = lists[parity, t, COUNT]
-            if lists[parity, t, DEGREES] > local.shape[0]:
-                local = np.empty(max(lists[parity, t, DEGREES], 2 * local.shape[0]), np.int32)
-            sizes[:] = 0
-            found = 0
-            for i in range(count):
-                u = claimed[base + done + i]
-                order[place + i] = u
-                for a in range(first[u], first[u + 1]):
-                    v = head[a]
-                    if label[v] == n and res[rev[a]] > 0:
-                        local[found] = v
-                        found += 1
-                        sizes[owner[(v >> OWNER_SHIFT) & (OWNER_CYCLE - 1)]] += 1
-            mine = buckets[t]
-            mine[0] = region_start
             for k in range(threads):
-                mine[k + 1] = mine[k] + sizes[k]
-                sizes[k] = mine[k]
-            for i in range(found):
-                v = local[i]
-                k = owner[(v >> OWNER_SHIFT) & (OWNER_CYCLE - 1)]
-                buffer[sizes[k]] = v
-                sizes[k] += 1
-            flag_barrier(flags, t, threads)
-            done += count
+                theirs = row_of(threads, step, k)
+                size += rows[theirs + SIZE]
+                if k < t:
+                    place += rows[theirs + SIZE]
+                handed[k] = rows[theirs + BOUNDS + t]
+                handed[threads + k] = rows[theirs + BOUNDS + t + 1]
+            if size == 0:
+                break
+            for k in range(threads):
+                for j in range(handed[k], handed[threads + k], LINE):
+                    prefetch(buffer, j)
+            count = rows[row_of(threads, step, t) + SIZE]
+            for i in range(count):
+                order[place + i] = claimed[frontier + i]
+            tail += size
+            frontier += count
             claims = 0
             degrees = 0
             for k in range(threads):
-                for j in range(buckets[k, t], buckets[k, t + 1]):
+                for j in range(handed[k], handed[threads + k]):
                     v = buffer[j]
                     if label[v] == n:
-                        label[v] = level + 1
-                        claimed[base + done + claims] = v
+                        label[v] = step
+                        claimed[frontier + claims] = v
                         claims += 1
                         degrees += first[v + 1] - first[v]
-            lists[1 - parity, t, COUNT] = claims
-            lists[1 - parity, t, DEGREES] = degrees
-            flag_barrier(flags, t, threads)
-            tail += size
-            level += 1
-            parity = 1 - parity
-            size = 0
-            for k in range(threads):
-                size += lists[parity, k, COUNT]
+            if degrees > local.shape[0]:
+                local = np.empty(max(degrees, 2 * local.shape[0]), np.int32)
+            step += 1
+            mine = row_of(threads, step, t)
+            rows[mine + SIZE] = claims
+            hand_over(first, head, rev, res, claimed, frontier, frontier + claims, owner, local,
+                      counts, buffer, write, rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
+            write = rows[mine + BOUNDS + threads]
+            publish(rows, threads, step, t)
         if t == 0:
             sync[3] = tail
+    return ABORTED if sync[0] == ABORTED else sync[3]
 
 
-@numba.njit(parallel=True, cache=True)
-def parallel_reverse_bfs(first, head, rev, res, sink, label, order, degree_end, buffer,
-                         threads):
+@numba.njit(cache=True)
+def parallel_reverse_bfs(first, head, rev, res, sink, label, order, claimed, buffer, threads):
     """Alvino 2015, Algorithm 13: exact distances to `sink` over residual arcs into `label`
     (n if unreachable), one BFS level at a time, split among `threads` threads that each own
     a share of the vertices (see _bfs_levels): each scans the arcs of the frontier vertices
-    it owns, hands the unlabelled heads to their owners, and labels those handed to it, so
+    it owns, hands the tails to their owners, and labels those handed to it if unlabelled, so
     a vertex enters one frontier only and no label needs an atomic operation. `order`
     receives the reached vertices level by level (the sequential reverse_bfs's order where
     the threads could not be gathered, or for one thread, which the level machinery would only
-    slow down); `degree_end` (each thread's claimed vertices) and `buffer` are scratch.
-    Returns how many were reached."""
-    if threads == 1:
-        return reverse_bfs(first, head, rev, res, sink, label, order)
-    n = label.shape[0]
-    for u in prange(n):
-        label[u] = n
-    label[sink] = 0
-    owner = np.empty(OWNER_CYCLE, np.int64)
-    for line in range(OWNER_CYCLE):
-        owner[line] = line % threads
-    mine = owner[(sink >> OWNER_SHIFT) & (OWNER_CYCLE - 1)]
-    start = 0
-    for k in range(mine):
-        start += owned(n, threads, k)
-    degree_end[start] = sink
-    lists = np.zeros((2, threads, LINE), np.int64)
-    lists[0, mine, COUNT] = 1
-    lists[0, mine, DEGREES] = first[sink + 1] - first[sink]
-    buckets = np.zeros((threads, (threads + LINE) // LINE * LINE), np.int64)
-    sync = np.zeros(4, np.int64)
-    flags = np.zeros((threads + 1) * LINE, np.int64)
-    _bfs_levels(first, head, rev, res, label, order, degree_end, buffer, owner, threads, sync,
-                flags, lists, buckets)
-    if sync[0] == ABORTED:
-        return reverse_bfs(first, head, rev, res, sink, label, order)
-    return sync[3]
+    slow down); `claimed` (each thread's claimed vertices) and `buffer` (arcs + 1 entries)
+    are scratch. Returns how many were reached."""
+    if threads > 1:
+        reached = _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, threads)
+        if reached != ABORTED:
+            return reached
+    return reverse_bfs(first, head, rev, res, sink, label, order)
 
 
 @numba.njit(parallel=True, cache=True)
@@ -324,13 +383,13 @@ def parallel_cancel_violations(first, head, rev, res, excess, label):
 
 @numba.njit(parallel=True, cache=True)
 def parallel_global_relabel(first, head, rev, res, excess, label, source, sink, marked, order,
-                            degree_end, buffer, active, threads):
+                            claimed, buffer, active, threads):
     """He & Hong 2010, Program 4, with Alvino 2015's Algorithm 13 as its BFS: the parallel
     twin of relabel.global_relabel_cpu. Also lists the active vertices in `active`.
     Returns (arcs cancelled, excess newly stranded, active vertices)."""
     n = label.shape[0]
     cancelled = parallel_cancel_violations(first, head, rev, res, excess, label)
-    reached = parallel_reverse_bfs(first, head, rev, res, sink, label, order, degree_end,
+    reached = parallel_reverse_bfs(first, head, rev, res, sink, label, order, claimed,
                                    buffer, threads)
     label[source] = n
     stranded = 0  # relabel.strand_and_count's marking, as a parallel reduction
