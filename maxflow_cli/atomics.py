@@ -4,8 +4,7 @@ Each is a small LLVM intrinsic on the element's address: ``atomic_add`` is ``ato
 ``atomic_cas`` is ``cmpxchg``, both sequentially consistent (a full barrier on x86-64, as a
 ``lock`` prefix is); ``atomic_load`` and ``atomic_store`` are ``monotonic`` (relaxed) accesses,
 plain moves on x86-64 that LLVM may neither tear, nor merge, nor keep in a register across
-iterations; ``acquire_fence`` after a spin on ``atomic_load`` keeps later reads after it.
-``prefetch`` (not atomic) asks for a cache line early, so that latencies overlap. They give Hong's lock-free push-relabel (Alvino 2015, §3.1, Algorithm 1) the atomic
+iterations; ``acquire_fence`` after a spin on ``atomic_load`` keeps later reads after it. They give Hong's lock-free push-relabel (Alvino 2015, §3.1, Algorithm 1) the atomic
 read-modify-write it requires, and the parallel BFS (Algorithm 13) its claim on a vertex.
 Indices are not bounds-checked.
 """
@@ -94,24 +93,6 @@ def acquire_fence(typingctx):
         return context.get_dummy_value()
 
     return types.void(), codegen
-
-
-@intrinsic
-def prefetch(typingctx, array, index):
-    """Ask for array[index]'s cache line ahead of its use (llvm.prefetch: a read, kept in
-    all cache levels); it never faults and changes nothing."""
-
-    def codegen(context, builder, signature, args):
-        pointer, _ = _operands(context, builder, signature, args)
-        address = builder.bitcast(pointer, ir.IntType(8).as_pointer())
-        int32 = ir.IntType(32)
-        function_type = ir.FunctionType(ir.VoidType(), [address.type, int32, int32, int32])
-        function = cgutils.get_or_insert_function(builder.module, function_type,
-                                                  "llvm.prefetch.p0i8")
-        builder.call(function, [address, int32(0), int32(3), int32(1)])
-        return context.get_dummy_value()
-
-    return types.void(array, index), codegen
 
 
 @intrinsic

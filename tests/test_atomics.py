@@ -4,8 +4,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from maxflow_cli.atomics import (acquire_fence, atomic_add, atomic_cas, atomic_load, atomic_store,
-                                prefetch)
+from maxflow_cli.atomics import acquire_fence, atomic_add, atomic_cas, atomic_load, atomic_store
 
 
 @numba.njit(parallel=True)
@@ -27,8 +26,7 @@ def _claim_from_threads(owner, times):
 
 @numba.njit
 def _single(array):
-    prefetch(array, 3)  # a hint only: it must change nothing
-    acquire_fence()
+    acquire_fence()  # orders the accesses only: it must change nothing
     old_add = atomic_add(array, 0, -5)
     missed = atomic_cas(array, 1, 99, 7)
     hit = atomic_cas(array, 2, 3, 8)

@@ -21,7 +21,7 @@ import numpy as np
 from numba import prange
 
 from maxflow_cli.atomics import (acquire_fence, atomic_add, atomic_cas, atomic_load, atomic_store,
-                                 prefetch, yield_thread)
+                                 yield_thread)
 from maxflow_cli.solvers import Parameter
 from maxflow_cli.solvers.relabel import reverse_bfs
 
@@ -188,8 +188,8 @@ def hand_over(first, head, rev, res, claimed, lo, hi, owner, local, counts, buff
     vertices claimed[lo:hi] and hand the tails of residual arcs into them to their owners,
     who test line 9 (unlabelled?) on their own labels: reading a label here would fetch a
     cache line its owner is writing. buffer[write:] receives them grouped by owner, owner
-    k's group from bounds[k] to bounds[k + 1]. `local` must hold the frontier's out-degree;
-    `counts` is scratch."""
+    k's group from bounds[k] to bounds[k + 1]. `local` must hold the frontier's out-degree
+    (so, at most, the total out-degree of the thread's vertices); `counts` is scratch."""
     threads = counts.shape[0]
     counts[:] = 0
     found = 0
@@ -240,8 +240,6 @@ def collect(rows, threads, step):
     the rows of step - 1, whose places the rows of step + 1 take): a barrier whose arrival
     brings each thread's data along, in the same cache lines."""
     for k in range(threads):
-        prefetch(rows, row_of(threads, step, k))
-    for k in range(threads):
         wait_until(rows, row_of(threads, step, k) + STEP, step + 1)
 
 
@@ -279,7 +277,7 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
         write = 0
         for k in range(t):
             write += rows[row_of(threads, 0, k) + SIZE]
-        local = np.empty(1024, np.int32)
+        local = np.empty(rows[row_of(threads, 0, t) + SIZE] + 1, np.int32)  # any level's scan
         counts = np.zeros(threads, np.int64)
         handed = np.empty(2 * threads, np.int64)
         count = 0
@@ -287,8 +285,6 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
             label[sink] = 0
             claimed[base] = sink
             count = 1
-            if first[sink + 1] - first[sink] > local.shape[0]:
-                local = np.empty(first[sink + 1] - first[sink], np.int32)
         mine = row_of(threads, 1, t)
         rows[mine + SIZE] = count
         hand_over(first, head, rev, res, claimed, base, base + count, owner, local, counts,
@@ -311,16 +307,12 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
                 handed[threads + k] = rows[theirs + BOUNDS + t + 1]
             if size == 0:
                 break
-            for k in range(threads):
-                for j in range(handed[k], handed[threads + k], LINE):
-                    prefetch(buffer, j)
             count = rows[row_of(threads, step, t) + SIZE]
             for i in range(count):
                 order[place + i] = claimed[frontier + i]
             tail += size
             frontier += count
             claims = 0
-            degrees = 0
             for k in range(threads):
                 for j in range(handed[k], handed[threads + k]):
                     v = buffer[j]
@@ -328,9 +320,6 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
                         label[v] = step
                         claimed[frontier + claims] = v
                         claims += 1
-                        degrees += first[v + 1] - first[v]
-            if degrees > local.shape[0]:
-                local = np.empty(max(degrees, 2 * local.shape[0]), np.int32)
             step += 1
             mine = row_of(threads, step, t)
             rows[mine + SIZE] = claims
