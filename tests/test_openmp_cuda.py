@@ -7,6 +7,7 @@ import pytest
 
 from maxflow_cli import generators
 from maxflow_cli.kernels.devices import open_device, quarters
+from maxflow_cli.network import Network
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers.hipr import hipr_initialize
 from maxflow_cli.solvers.openmp_cuda import sorted_by_head_label
@@ -30,13 +31,29 @@ def test_every_family_like_hipr(device, family, params, active_threshold):
             assert result.counters["kernel_launches"] == 4 * len(trace)  # one per stream
 
 
-def test_arcs_sorted_by_increasing_head_distance():
-    graph = build_residual(generators.make("washington-rlg", rows=6, levels=7, seed=3))
+def _hub_on_a_path(length=200, step=5):
+    """A path 0 -> ... -> length (the sink) and a hub with an arc to every step-th vertex:
+    the hub's heads are far more distances apart than it has arcs."""
+    hub = length + 1
+    arcs = [(v, v + 1, 3) for v in range(length)] + [(hub, v, 1) for v in range(0, length, step)]
+    return Network.from_arcs(length + 2, 0, length, arcs + [(0, hub, 9)])
+
+
+@pytest.mark.parametrize("network", [
+    generators.make("washington-rlg", rows=6, levels=7, seed=3),  # short lists
+    generators.make("acyclic-dense", n=50, seed=3),  # long lists of few distances
+    _hub_on_a_path(),  # a long list of many distances
+])
+def test_arcs_sorted_by_increasing_head_distance(network):
+    graph = build_residual(network)
     sorted_graph, where = sorted_by_head_label(graph, Workspace(graph), 2)
     label = np.empty(graph.n, np.int32)
     reverse_bfs(graph.first, graph.head, graph.rev, graph.cap, graph.sink, label,
                 np.empty(graph.n, np.int32))
     arcs = np.arange(graph.head.shape[0])
+    tail = np.repeat(np.arange(graph.n), np.diff(graph.first))
+    stable = np.lexsort((label[graph.head], tail))  # ties keep their order
+    assert (where[stable] == arcs).all()
     assert (sorted_graph.head[where] == graph.head).all()
     assert (sorted_graph.cap[where] == graph.cap).all()
     assert (sorted_graph.rev[where] == where[graph.rev]).all()

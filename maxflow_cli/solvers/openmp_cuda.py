@@ -38,7 +38,9 @@ With ``--device cpu`` the kernel's Numba twin plays the GPU.
 
 import time
 
+import numba
 import numpy as np
+from numba import prange
 
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
@@ -51,6 +53,59 @@ from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace,
                                                   parallel_reverse_bfs, threads_in_use)
 
 
+SHORT_LIST = 32  # arcs up to which a vertex's list is sorted in place by insertion; longer
+# ones by counting where their heads' distances span few values, else by a merge sort
+
+
+@numba.njit(parallel=True, cache=True)
+def _arcs_by_head_label(first, head, rev, cap, arc_of_input, label):
+    """Each vertex's arcs stably sorted by the label of their heads, all vertices in parallel:
+    the permuted head, rev, cap and arc_of_input, and `where` (arc a is now arc where[a])."""
+    n = first.shape[0] - 1
+    arcs = head.shape[0]
+    order = np.empty(arcs, np.int32)  # sorted arc k is arc order[k]
+    for u in prange(n):
+        lo, hi = first[u], first[u + 1]
+        if hi - lo <= SHORT_LIST:
+            for k in range(lo, hi):
+                a, key = k, label[head[k]]
+                j = k
+                while j > lo and label[head[order[j - 1]]] > key:
+                    order[j] = order[j - 1]
+                    j -= 1
+                order[j] = a
+        else:
+            keys = label[head[lo:hi]]
+            low, high = keys.min(), keys.max()
+            if high - low <= 4 * (hi - lo):  # a counting sort: few distinct distances
+                starts = np.zeros(high - low + 2, np.int64)
+                for key in keys:
+                    starts[key - low + 1] += 1
+                starts = np.cumsum(starts)
+                for k in range(hi - lo):
+                    slot = keys[k] - low
+                    order[lo + starts[slot]] = lo + k
+                    starts[slot] += 1
+            else:
+                ranks = np.argsort(keys, kind="mergesort")
+                for k in range(hi - lo):
+                    order[lo + k] = lo + ranks[k]
+    where = np.empty(arcs, np.int32)
+    for k in prange(arcs):
+        where[order[k]] = k
+    sorted_head, sorted_rev, sorted_cap = np.empty_like(head), np.empty_like(rev), \
+        np.empty_like(cap)
+    for k in prange(arcs):
+        a = order[k]
+        sorted_head[k] = head[a]
+        sorted_rev[k] = where[rev[a]]
+        sorted_cap[k] = cap[a]
+    sorted_input = np.empty_like(arc_of_input)
+    for i in prange(arc_of_input.shape[0]):
+        sorted_input[i] = where[arc_of_input[i]]
+    return sorted_head, sorted_rev, sorted_cap, sorted_input, where
+
+
 def sorted_by_head_label(graph: ResidualGraph, space: Workspace,
                          threads: int) -> tuple[ResidualGraph, np.ndarray]:
     """Algorithm 10 lines 1-2: the graph with each vertex's arcs sorted by increasing
@@ -59,14 +114,10 @@ def sorted_by_head_label(graph: ResidualGraph, space: Workspace,
     label = np.empty(graph.n, np.int32)
     parallel_reverse_bfs(graph.first, graph.head, graph.rev, graph.cap, graph.sink, label,
                          space.order, space.claimed, space.buffer, threads)
-    tail = np.repeat(np.arange(graph.n, dtype=np.int32), np.diff(graph.first))
-    order = np.lexsort((label[graph.head], tail))  # sorted arc k is arc order[k]
-    where = np.empty_like(order)
-    where[order] = np.arange(order.shape[0])
-    where = where.astype(np.int32)
-    return ResidualGraph(graph.n, graph.source, graph.sink, graph.first, graph.head[order],
-                         where[graph.rev[order]], graph.cap[order], where[graph.arc_of_input],
-                         graph.network), where
+    head, rev, cap, arc_of_input, where = _arcs_by_head_label(
+        graph.first, graph.head, graph.rev, graph.cap, graph.arc_of_input, label)
+    return ResidualGraph(graph.n, graph.source, graph.sink, graph.first, head, rev, cap,
+                         arc_of_input, graph.network), where
 
 
 def solve_openmp_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
