@@ -3,7 +3,8 @@ the GPU, round by round, where the efficiency model of §IV says the work is don
 
 One state (residuals, excesses, labels, ExcessTotal) passes between the two engines as is
 (``HandOver``). A CPU round is the resumable hipr from the current labels until hi_pr would
-run its next global update; a GPU round is one `cuda` round (Algorithm 1 lines 4-6: labels
+run its next global update (§V: "CPU will do all the push/relabel operations until aSize
+reaches Threshold", checked at each global relabel); a GPU round is one `cuda` round (Algorithm 1 lines 4-6: labels
 in, push_relabel_kernel, residuals, labels and excesses out; residuals and excesses go in
 only when the last round was on the CPU, lines 5-8). Either round ends with a global relabel
 that counts the active vertices (aSize) and takes stranded excess out of ExcessTotal: after
@@ -13,7 +14,10 @@ marking; Algorithm 5 line 12), after a CPU round the global update hi_pr was abo
 the code of Goldberg's version to track the value of aSize"). The latter skips Program 4's
 violation cancellation: hipr keeps its labels valid (no residual arc (u, v) with
 h(u) > h(v) + 1, label n included), so it would find nothing. The loop stops when
-e(s) + e(t) == ExcessTotal.
+e(s) + e(t) == ExcessTotal. Program 4 runs on ``--threads`` CPU threads (its violation
+cancellation and Alvino's Algorithm 13 for its BFS; the same outcome as the sequential code,
+which ``--threads 1`` runs): He & Hong's is sequential, and on a machine whose GPU rounds
+lose (eq. 3 then keeps every round on the CPU) the relabels are where the CPU cores help.
 
 The arbiter (Algorithm 5 line 4) sends the next round to the GPU when aSize > Threshold.
 The first round is hipr's (§V: the CPU starts) and Threshold starts small
@@ -28,16 +32,8 @@ T_overhead the bytes of a GPU round (He & Hong's 3|V| + |E| words: labels in; re
 labels, excesses out) over the bandwidth measured on the transfers so far. Where
 C_cuda <= C_cpu no aSize makes the GPU worth it and the threshold is infinite.
 
-Once it is infinite the arbiter's decision is settled: C_cuda is measured only when the GPU
-runs, and an infinite threshold keeps it from running again, so every later round goes to
-the CPU. The next CPU round is then hipr run to its end with its own global updates (He &
-Hong §V: "CPU will do all the push/relabel operations until aSize reaches Threshold", which
-an infinite threshold never is) instead of stopping at each one for the arbiter; the trace
-records it as one final CPU round (``to_the_end``). Departure: stopping there would
-re-measure C_cpu after each global update, and a CPU round slower than the one GPU round
-could make eq. 3 finite again; we let that go, as He & Hong's hi_pr does not stop between
-its global updates, and each stop costs a restart (buckets rebuilt, current arcs reset,
-scratch allocated) and a global relabel outside hipr.
+An infinite threshold keeps the GPU from running; C_cpu is still re-measured every round,
+and a CPU round slower than the last GPU round makes eq. 3 finite again.
 
 Each round is recorded in the trace (He & Hong's figure 1): device, active vertices before
 and after, threshold, operations, seconds. With ``--device cpu`` the kernel's Numba twin
@@ -50,7 +46,6 @@ import time
 import numpy as np
 
 from maxflow_cli.kernels.devices import open_device
-from maxflow_cli.kernels.global_relabel_cpu import cancel_violations
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 from maxflow_cli.solvers import Parameter, SolveOptions
@@ -58,8 +53,10 @@ from maxflow_cli.solvers.cuda import (KERNEL_CYCLES, block_size_parameter, finis
                                       register_with_kernels)
 from maxflow_cli.solvers.hipr import (COUNTER_NAMES, HIPR_PARAMETERS, PUSHES, RELABELS,
                                       hipr_stage_one)
-from maxflow_cli.solvers.relabel import (initialize_preflow, reverse_bfs, strand_and_count,
-                                         unfinished)
+from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace,
+                                                  parallel_cancel_violations,
+                                                  parallel_reverse_bfs, threads_in_use)
+from maxflow_cli.solvers.relabel import initialize_preflow, strand_and_count, unfinished
 
 
 class HandOver:
@@ -116,15 +113,14 @@ class HandOver:
         self.device.to_host(name, host)
         self.bytes_moved += host.nbytes
 
-    def cpu_round(self, to_the_end: bool = False) -> int:
-        """Algorithm 5 line 17: hipr from the current labels until its next global update,
-        or with `to_the_end` to its end (its own global updates included). Returns its
-        pushes and relabels."""
+    def cpu_round(self) -> int:
+        """Algorithm 5 line 17: hipr from the current labels until its next global update
+        (or its end). Returns its pushes and relabels."""
         g, p, counters = self.graph, self.params, self.hipr_counters
         before = counters[PUSHES] + counters[RELABELS]
         hipr_stage_one(g.first, g.head, g.rev, self.res, self.excess, self.label, g.source,
-                       g.sink, p["global_update_frequency"], p["alpha"], p["beta"],
-                       not to_the_end, counters, self.parallel_gap)
+                       g.sink, p["global_update_frequency"], p["alpha"], p["beta"], True,
+                       counters, self.parallel_gap)
         self.last_device = "cpu"
         return int(counters[PUSHES] + counters[RELABELS] - before)
 
@@ -198,21 +194,25 @@ def eq3_threshold(t_overhead: float, c_cuda: float, c_cpu: float) -> float:
     return t_overhead * c_cuda * c_cpu / (c_cuda - c_cpu)
 
 
-def global_relabel_cpu_pieces(graph: ResidualGraph):
-    """HandOver's `bfs` and `cancel` on `graph`: He & Hong's global_relabel_cpu (Program 4),
-    sequential."""
-    order = np.empty(graph.n, np.int32)
-    return (lambda res, label: reverse_bfs(graph.first, graph.head, graph.rev, res,
-                                           graph.sink, label, order),
-            lambda res, excess, label: cancel_violations(graph.first, graph.head, graph.rev,
-                                                         res, excess, label))
+def relabel_pieces(graph: ResidualGraph, threads: int):
+    """HandOver's `bfs` and `cancel` on `graph`, on `threads` CPU threads (run them inside
+    threads_in_use): Alvino's Algorithm 13 and the parallel violation cancellation, the
+    sequential reverse BFS on one thread."""
+    space = Workspace(graph)
+    return (lambda res, label: parallel_reverse_bfs(graph.first, graph.head, graph.rev, res,
+                                                    graph.sink, label, space.order,
+                                                    space.claimed, space.buffer, threads),
+            lambda res, excess, label: parallel_cancel_violations(graph.first, graph.head,
+                                                                  graph.rev, res, excess,
+                                                                  label))
 
 
 def solve_hybrid(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """He & Hong's Algorithm 5, on the GPU or on the kernel's twin."""
     params = options.params
     started = time.perf_counter()
-    with HandOver(graph, options, *global_relabel_cpu_pieces(graph)) as state:
+    with threads_in_use(params["threads"]), \
+            HandOver(graph, options, *relabel_pieces(graph, params["threads"])) as state:
         device = state.device
         threshold = float(params["initial_threshold"])
         round_bytes = 2 * graph.n * 4 + graph.n * 8 + graph.cap.shape[0] * 8
@@ -222,20 +222,19 @@ def solve_hybrid(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
             active = state.active
             round_started = time.perf_counter()
             transfer_before = device.seconds["transfer"]
-            settled = math.isinf(threshold)  # eq. 3: the GPU will not run again
             if active > threshold and state.trace:
                 engine = "gpu"
                 operations = state.gpu_round(
                     lambda: device.push_relabel(params["kernel_cycles"]))
             else:
                 engine = "cpu"
-                operations = state.cpu_round(to_the_end=settled)
+                operations = state.cpu_round()
             state.global_relabel()
             transferred = device.seconds["transfer"] - transfer_before
             seconds = time.perf_counter() - round_started - transferred
             rate[engine] = operations / max(seconds, 1e-9)
             state.record(engine, active, threshold, operations, seconds,
-                         transfer_seconds=transferred, to_the_end=settled)
+                         transfer_seconds=transferred)
             if len(rate) == 2:
                 bandwidth = state.bytes_moved / max(device.seconds["transfer"] - graph_seconds,
                                                     1e-9)
@@ -247,7 +246,7 @@ register_with_kernels(
     "hybrid", "hipr on the CPU or the cuda kernel on the GPU, round by round, as the measured "
     "rates say (eq. 3)", "He & Hong 2010, Algorithm 5 and eq. 1-3 (hybrid_mf)", solve_hybrid,
     HIPR_PARAMETERS + (
-        KERNEL_CYCLES, block_size_parameter(32),
+        KERNEL_CYCLES, THREADS_PARAMETER, block_size_parameter(32),
         Parameter("initial_threshold", int, 64,
                   "hybrid: active vertices above which a round goes to the GPU until both "
                   "engines are measured (He & Hong: 'a small value'); eq. 3 re-tunes it after "

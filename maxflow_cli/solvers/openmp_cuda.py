@@ -47,9 +47,8 @@ from maxflow_cli.result import SolveResult
 from maxflow_cli.solvers import Parameter, SolveOptions
 from maxflow_cli.solvers.cuda import block_size_parameter, register_with_kernels
 from maxflow_cli.solvers.hipr import HIPR_PARAMETERS
-from maxflow_cli.solvers.hybrid import HandOver
+from maxflow_cli.solvers.hybrid import HandOver, relabel_pieces
 from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace,
-                                                  parallel_cancel_violations,
                                                   parallel_reverse_bfs, threads_in_use)
 
 
@@ -125,14 +124,8 @@ def solve_openmp_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResul
     params = options.params
     with threads_in_use(params["threads"]):
         started = time.perf_counter()
-        space = Workspace(graph)  # the sorted graph has the same sizes
-        work, where = sorted_by_head_label(graph, space, params["threads"])
-        with HandOver(work, options,
-                      lambda res, label: parallel_reverse_bfs(
-                          work.first, work.head, work.rev, res, work.sink, label, space.order,
-                          space.claimed, space.buffer, params["threads"]),
-                      lambda res, excess, label: parallel_cancel_violations(
-                          work.first, work.head, work.rev, res, excess, label),
+        work, where = sorted_by_head_label(graph, Workspace(graph), params["threads"])
+        with HandOver(work, options, *relabel_pieces(work, params["threads"]),
                       parallel_gap=True) as state:
             threshold = params["active_threshold"]
             while state.unfinished():

@@ -27,7 +27,7 @@ from maxflow_cli.solvers.relabel import reverse_bfs
 
 THREADS_PARAMETER = Parameter(
     "threads", int, numba.config.NUMBA_NUM_THREADS,
-    "CPU threads for the parallel loops (lockfree, openmp-cuda); default: all cores "
+    "CPU threads for the parallel loops (lockfree, hybrid, openmp-cuda); default: all cores "
     "(NUMBA_NUM_THREADS, also the most)", minimum=1, maximum=numba.config.NUMBA_NUM_THREADS)
 
 
