@@ -1,7 +1,7 @@
 """Time the parallel CPU pieces and the solvers of the hybrids' issue, in one run.
 
-    python scripts/hybrid_timings.py [--limit SECONDS] [--parts bfs,scaling,solvers,sweep]
-                                     [--json FILE]
+    python scripts/hybrid_timings.py [--limit SECONDS] [--repeats R]
+                                     [--parts bfs,scaling,solvers,sweep] [--json FILE]
 
 1. bfs: Alvino 2015, Algorithm 13 (parallel_reverse_bfs on all threads) against the
    sequential reverse_bfs, and He & Hong's Program 4 (parallel_global_relabel against
@@ -10,10 +10,12 @@
 2. scaling: `lockfree` on 1 thread and on all threads, on washington-rlg-wide-1024 and
    acyclic-dense-2000.
 3. solvers: stage-1 seconds of hipr, lockfree (all threads) and, where a GPU is there, `cuda`,
-   `hybrid` and `openmp-cuda`, at one paper size per family (He & Hong 2010 §VII; generator
+   `hybrid` (all threads, and one) and `openmp-cuda`, at one paper size per family (He & Hong 2010 §VII; generator
    presets, seed 1), each certified and compared with hipr; speedup over hipr; rounds on
    the CPU and on the GPU. Every solver is compiled and run once on the instance before it
-   is timed (warm-up), so compilation, kernel loading and first-touch costs stay out.
+   is timed (warm-up), so compilation, kernel loading and first-touch costs stay out; then
+   the solvers take turns, --repeats times, and each one's median is reported (speedups
+   are ratios of medians measured in the same minutes).
 4. sweep: openmp-cuda's --active-threshold (SWEEP) on every family, to find the crossover.
 A solve past --limit seconds is abandoned at its next return to Python (gpu_timings.run_one).
 """
@@ -109,20 +111,44 @@ def bfs_speedups(graphs: dict) -> list[dict]:
     return rows
 
 
-def run(solver: str, graph, params: dict, limit: int, warm_up: bool = True) -> dict:
-    """A certified solve on the solver's default device, after one untimed warm-up solve
-    (unless the solver just ran on this graph)."""
-    if not warm_up:
-        return run_one(solver, None, graph, params, limit)
+def warmed_up(solver: str, graph, params: dict, limit: int) -> bool:
+    """One untimed solve (compilation, kernel loading, first touch); False past `limit`."""
     signal.alarm(limit)
     try:
         spec = get_solver(solver)
         spec.solve(graph, spec.resolve(SolveOptions(False, None, params)))
     except TimeoutError:
-        return {"solver": solver, "params": params, "timeout": limit}
+        return False
     finally:
         signal.alarm(0)
-    return run_one(solver, None, graph, params, limit)
+    return True
+
+
+def in_turns(graph, entries: list[tuple[str, dict]], limit: int, repeats: int) -> list[dict]:
+    """Each (solver, params) warmed up, then all solved in turn `repeats` times: a row each,
+    the last solve's, with its stage-1 seconds the median of all (each sample kept in
+    "samples"), certified only if every solve was and gave the same value."""
+    rows = [None if warmed_up(solver, graph, params, limit) else
+            {"solver": solver, "params": params, "timeout": limit} for solver, params in entries]
+    samples = [[] for _ in entries]
+    for _ in range(repeats):
+        for k, (solver, params) in enumerate(entries):
+            if rows[k] is not None and "timeout" in rows[k]:
+                continue
+            row = run_one(solver, None, graph, params, limit)
+            if "timeout" in row:
+                rows[k] = row
+                continue
+            if rows[k] is not None:
+                row["certified"] &= rows[k]["certified"] and \
+                    row["flow_value"] == rows[k]["flow_value"]
+            rows[k] = row
+            samples[k].append(row["times"]["stage1"])
+    for row, kept in zip(rows, samples):
+        if "timeout" not in row:
+            row["samples"] = kept
+            row["times"]["stage1"] = statistics.median(kept)
+    return rows
 
 
 def text(instance: str, row: dict, hipr: dict) -> str:
@@ -141,9 +167,13 @@ def text(instance: str, row: dict, hipr: dict) -> str:
 
 
 def family_params(solver: str, family: str) -> dict:
-    """He & Hong's KERNEL_CYCLES (§VII) for their kernel; all threads for the CPU ones."""
-    if solver in ("cuda", "hybrid"):
-        return {"kernel_cycles": 32 if family == "acyclic-dense" else 4096}
+    """He & Hong's KERNEL_CYCLES (§VII) for their kernel; all threads for the parallel CPU
+    code."""
+    cycles = {"kernel_cycles": 32 if family == "acyclic-dense" else 4096}
+    if solver == "cuda":
+        return cycles
+    if solver == "hybrid":
+        return cycles | {"threads": ALL}
     if solver in ("lockfree", "openmp-cuda"):
         return {"threads": ALL}
     return {}
@@ -155,6 +185,7 @@ SWEEP = (0, 4000, 65536)  # and the default, 17000, with the solvers
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=60, help="seconds per solve at most")
+    parser.add_argument("--repeats", type=int, default=3, help="timed solves per solver")
     parser.add_argument("--parts", default="bfs,scaling,solvers,sweep")
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args()
@@ -172,7 +203,8 @@ def main() -> None:
     if "bfs" in parts:
         report["bfs"] = bfs_speedups(graphs)
     for name in ("washington-rlg-wide-1024", "acyclic-dense-2000") if "scaling" in parts else ():
-        rows = [run("lockfree", graphs[name], {"threads": k}, args.limit) for k in (1, ALL)]
+        rows = in_turns(graphs[name], [("lockfree", {"threads": k}) for k in (1, ALL)],
+                        args.limit, args.repeats)
         report["scaling"].append({"instance": name, "rows": rows})
         if all("times" in row for row in rows):
             one, all_ = (row["times"]["stage1"] for row in rows)
@@ -181,14 +213,15 @@ def main() -> None:
     lines = []
     for name in FAMILY_PRESETS:
         family = generators.PRESETS[name].family
-        hipr = run("hipr", graphs[name], {}, args.limit)
-        rows = [hipr] if "solvers" in parts else []
+        entries = [("hipr", {})]
         if "solvers" in parts:
-            rows += [run(solver, graphs[name], family_params(solver, family), args.limit)
-                     for solver in solvers[1:]]
+            entries += [(solver, family_params(solver, family)) for solver in solvers[1:]]
+            if "hybrid" in solvers:  # He & Hong's sequential global relabel, for comparison
+                entries.append(("hybrid", family_params("hybrid", family) | {"threads": 1}))
         if "sweep" in parts and "openmp-cuda" in solvers:
-            rows += [run("openmp-cuda", graphs[name], {"threads": ALL, "active_threshold": k},
-                         args.limit, warm_up="solvers" not in parts) for k in SWEEP]
+            entries += [("openmp-cuda", {"threads": ALL, "active_threshold": k}) for k in SWEEP]
+        rows = in_turns(graphs[name], entries, args.limit, args.repeats)
+        hipr = rows[0]
         report["solvers"].append({"instance": name, "rows": rows})
         for row in rows:
             lines.append(text(name, row, hipr))
