@@ -4,8 +4,9 @@ Each is a small LLVM intrinsic on the element's address: ``atomic_add`` is ``ato
 ``atomic_cas`` is ``cmpxchg``, both sequentially consistent (a full barrier on x86-64, as a
 ``lock`` prefix is); ``atomic_load`` and ``atomic_store`` are ``monotonic`` (relaxed) accesses,
 plain moves on x86-64 that LLVM may neither tear, nor merge, nor keep in a register across
-iterations; ``acquire_fence`` after a spin on ``atomic_load`` keeps later reads after it. They give Hong's lock-free push-relabel (Alvino 2015, §3.1, Algorithm 1) the atomic
-read-modify-write it requires, and the parallel BFS (Algorithm 13) its claim on a vertex.
+iterations; ``acquire_fence`` after a spin on ``atomic_load`` keeps later reads after it.
+They give Hong's lock-free push-relabel (Alvino 2015, §3.1, Algorithm 1) the atomic
+read-modify-write it requires, and the parallel pieces (Algorithm 13) their barriers.
 Indices are not bounds-checked.
 """
 

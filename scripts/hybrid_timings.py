@@ -10,9 +10,9 @@
 2. scaling: `lockfree` on 1 thread and on all threads, on washington-rlg-wide-1024 and
    acyclic-dense-2000.
 3. solvers: stage-1 seconds of hipr, lockfree (all threads) and, where a GPU is there, `cuda`,
-   `hybrid` (all threads, and one) and `openmp-cuda`, at one paper size per family (He & Hong 2010 §VII; generator
-   presets, seed 1), each certified and compared with hipr; speedup over hipr; rounds on
-   the CPU and on the GPU. Every solver is compiled and run once on the instance before it
+   `hybrid` (all threads, and one) and `openmp-cuda`, at one paper size per family (He &
+   Hong 2010 §VII; generator presets, seed 1), each certified and compared with hipr;
+   speedup over hipr; rounds on the CPU and on the GPU. Every solver is compiled and run once on the instance before it
    is timed (warm-up), so compilation, kernel loading and first-touch costs stay out; then
    the solvers take turns, --repeats times, and each one's median is reported (speedups
    are ratios of medians measured in the same minutes).

@@ -17,7 +17,8 @@ from maxflow_cli.network import Network
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import SolveOptions, get_solver
 from maxflow_cli.solvers.parallel_relabel import (ABORTED, OWNER_CYCLE, OWNER_SHIFT, Workspace,
-                                                  _bfs_levels, owned, parallel_gap_relabel,
+                                                  _bfs_levels, chunk, mark_open_arcs, owned,
+                                                  parallel_gap_relabel,
                                                   parallel_global_relabel, parallel_reverse_bfs,
                                                   threads_in_use, unlabel_owned)
 from maxflow_cli.solvers.relabel import global_relabel_cpu, reverse_bfs
@@ -108,6 +109,17 @@ def test_unlabel_owned_covers_every_vertex_once(n, threads):
     for t in range(threads):
         assert unlabel_owned(first, label, threads, t) == degree[owners == t].sum()
         assert (label[owners <= t] == n).all() and (label[owners > t] == 0).all()
+
+
+@pytest.mark.parametrize("arcs", [1, 63, 64, 65, 1000])
+def test_open_arcs_bitmap_has_one_bit_per_residual_arc(arcs):
+    res = np.random.default_rng(arcs).integers(0, 2, arcs) * 5
+    res[-1] = 7  # the last arc of a partial word, and bit 63 of a full one
+    bits = np.full((arcs + 63) // 64, -1, np.int64)
+    for part in range(3):
+        mark_open_arcs(res, bits, *chunk(0, bits.shape[0], 3, part))
+    opened = [(int(bits[a // 64]) >> (a % 64)) & 1 for a in range(arcs)]
+    assert opened == (res > 0).astype(int).tolist()
 
 
 def test_parallel_bfs_on_more_threads_than_cores(tmp_path):

@@ -4,14 +4,15 @@ the GPU, round by round, where the efficiency model of §IV says the work is don
 One state (residuals, excesses, labels, ExcessTotal) passes between the two engines as is
 (``HandOver``). A CPU round is the resumable hipr from the current labels until hi_pr would
 run its next global update (§V: "CPU will do all the push/relabel operations until aSize
-reaches Threshold", checked at each global relabel); a GPU round is one `cuda` round (Algorithm 1 lines 4-6: labels
-in, push_relabel_kernel, residuals, labels and excesses out; residuals and excesses go in
-only when the last round was on the CPU, lines 5-8). Either round ends with a global relabel
-that counts the active vertices (aSize) and takes stranded excess out of ExcessTotal: after
-a GPU round He & Hong's global_relabel_cpu (Program 4: violation cancellation, reverse BFS,
-marking; Algorithm 5 line 12), after a CPU round the global update hi_pr was about to run
-(Algorithm 5 line 17 runs hi_pr "including global and gap relabeling"; §V: "we have modified
-the code of Goldberg's version to track the value of aSize"). The latter skips Program 4's
+reaches Threshold", checked at each global relabel); a GPU round is one `cuda` round
+(Algorithm 1 lines 4-6: labels in, push_relabel_kernel, residuals, labels and excesses out;
+residuals and excesses go in only when the last round was on the CPU, lines 5-8). Either
+round ends with a global relabel that counts the active vertices (aSize) and takes stranded
+excess out of ExcessTotal: after a GPU round He & Hong's global_relabel_cpu (Program 4:
+violation cancellation, reverse BFS, marking; Algorithm 5 line 12), after a CPU round the
+global update hi_pr was about to run (Algorithm 5 line 17 runs hi_pr "including global and
+gap relabeling"; §V: "we have modified the code of Goldberg's version to track the value of
+aSize"). The latter skips Program 4's
 violation cancellation: hipr keeps its labels valid (no residual arc (u, v) with
 h(u) > h(v) + 1, label n included), so it would find nothing. The loop stops when
 e(s) + e(t) == ExcessTotal. Program 4 runs on ``--threads`` CPU threads (its violation

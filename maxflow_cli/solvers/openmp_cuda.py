@@ -21,10 +21,10 @@
   the five paper families) no threshold helped: 0 (every round on the GPU) ran 0.1-0.2x
   hipr, 4000 sent genrmf-wide-64's rounds to the GPU at 0.64x, and the runs that never used
   the GPU were the fastest. Every round ends with the parallel global labeling (Algorithm
-  13's BFS and marking), which also counts the active vertices; after a GPU round it is preceded by He & Hong's violation
-  cancellation (Program 4 lines 1-8: the kernel may leave arcs with h(u) > h(v) + 1), which
-  hipr's valid labels never need. The state passes between the two through
-  ``hybrid.HandOver``.
+  13's BFS and marking), which also counts the active vertices; after a GPU round it is
+  preceded by He & Hong's violation cancellation (Program 4 lines 1-8: the kernel may leave
+  arcs with h(u) > h(v) + 1), which hipr's valid labels never need. The state passes
+  between the two through ``hybrid.HandOver``.
 - Algorithm 11 (pushrelabel-cpu): hipr until it would run a global update (k > nm in
   Alvino's words, hi_pr's work rule here), where the round's parallel global labeling takes
   its place; its gaps are relabeled by Algorithm 14 (the buckets above the empty one in

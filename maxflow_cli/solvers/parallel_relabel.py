@@ -183,13 +183,30 @@ def unlabel_owned(first, label, threads, t):
 
 
 @numba.njit(cache=True)
-def hand_over(first, head, rev, res, claimed, lo, hi, owner, local, counts, buffer, write, bounds):
+def mark_open_arcs(res, bits, lo, hi):
+    """Words lo .. hi-1 of the bitmap of residual arcs: bit a % 64 of bits[a // 64] is set
+    where res[a] > 0. The BFS reads the residual of an arc's reverse, anywhere in the graph;
+    from this bitmap (a sixty-fourth of res, so mostly in cache) rather than from res (in
+    main memory), it costs far less."""
+    arcs = res.shape[0]
+    for word in range(lo, hi):
+        value = 0
+        start = word * 64
+        for b in range(min(64, arcs - start)):
+            value |= np.int64(res[start + b] > 0) << b
+        bits[word] = value
+
+
+@numba.njit(cache=True)
+def hand_over(first, head, rev, bits, claimed, lo, hi, owner, local, counts, buffer, write,
+              bounds):
     """Alvino 2015, Algorithm 13 lines 7-8 for one thread: scan the arcs of the frontier
-    vertices claimed[lo:hi] and hand the tails of residual arcs into them to their owners,
-    who test line 9 (unlabelled?) on their own labels: reading a label here would fetch a
-    cache line its owner is writing. buffer[write:] receives them grouped by owner, owner
-    k's group from bounds[k] to bounds[k + 1]. `local` must hold the frontier's out-degree
-    (so, at most, the total out-degree of the thread's vertices); `counts` is scratch."""
+    vertices claimed[lo:hi] and hand the tails of residual arcs into them (`bits`, see
+    mark_open_arcs) to their owners, who test line 9 (unlabelled?) on their own labels:
+    reading a label here would fetch a cache line its owner is writing. buffer[write:]
+    receives them grouped by owner, owner k's group from bounds[k] to bounds[k + 1].
+    `local` must hold the frontier's out-degree (so, at most, the total out-degree of the
+    thread's vertices); `counts` is scratch."""
     threads = counts.shape[0]
     counts[:] = 0
     found = 0
@@ -197,7 +214,8 @@ def hand_over(first, head, rev, res, claimed, lo, hi, owner, local, counts, buff
         u = claimed[i]
         for a in range(first[u], first[u + 1]):
             local[found] = head[a]
-            found += res[rev[a]] > 0  # no branch: the loads of all arcs overlap
+            r = rev[a]
+            found += (bits[r >> 6] >> (r & 63)) & 1  # no branch: the loads overlap
     for i in range(found):
         counts[owner[(local[i] >> OWNER_SHIFT) & (OWNER_CYCLE - 1)]] += 1
     bounds[0] = write
@@ -252,7 +270,8 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
     of `buffer` (the total out-degree of its vertices: each vertex is scanned once).
 
     The threads meet once a level, through `rows` (see collect): step 0 publishes the size of
-    each thread's stretch of the buffer; step L + 1 the SIZE of its level-L frontier and the
+    each thread's stretch of the buffer (and the bitmap of residual arcs is complete: each
+    thread marks its share first); step L + 1 the SIZE of its level-L frontier and the
     BOUNDS of what its scan of that frontier handed to each owner. After collecting step
     L + 1, each thread copies its level-L frontier into `order` (prefix sum of the sizes),
     labels the unlabelled vertices handed to it, with plain loads and stores, as its level
@@ -264,6 +283,7 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
         owner[line] = line % threads
     sync = np.zeros(4, np.int64)
     rows = np.zeros(2 * threads * row_width(threads), np.int64)
+    bits = np.empty((res.shape[0] + 63) // 64, np.int64)
     for t in prange(threads):
         if not gather(sync, threads):
             continue
@@ -272,6 +292,7 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
             base += owned(n, threads, k)
         mine = row_of(threads, 0, t)
         rows[mine + SIZE] = unlabel_owned(first, label, threads, t)
+        mark_open_arcs(res, bits, *chunk(0, bits.shape[0], threads, t))
         publish(rows, threads, 0, t)
         collect(rows, threads, 0)
         write = 0
@@ -287,7 +308,7 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
             count = 1
         mine = row_of(threads, 1, t)
         rows[mine + SIZE] = count
-        hand_over(first, head, rev, res, claimed, base, base + count, owner, local, counts,
+        hand_over(first, head, rev, bits, claimed, base, base + count, owner, local, counts,
                   buffer, write, rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
         write = rows[mine + BOUNDS + threads]
         publish(rows, threads, 1, t)
@@ -323,8 +344,8 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
             step += 1
             mine = row_of(threads, step, t)
             rows[mine + SIZE] = claims
-            hand_over(first, head, rev, res, claimed, frontier, frontier + claims, owner, local,
-                      counts, buffer, write, rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
+            hand_over(first, head, rev, bits, claimed, frontier, frontier + claims, owner,
+                      local, counts, buffer, write, rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
             write = rows[mine + BOUNDS + threads]
             publish(rows, threads, step, t)
         if t == 0:
