@@ -345,7 +345,8 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
             mine = row_of(threads, step, t)
             rows[mine + SIZE] = claims
             hand_over(first, head, rev, bits, claimed, frontier, frontier + claims, owner,
-                      local, counts, buffer, write, rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
+                      local, counts, buffer, write,
+                      rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
             write = rows[mine + BOUNDS + threads]
             publish(rows, threads, step, t)
         if t == 0:
