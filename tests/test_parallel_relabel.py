@@ -16,9 +16,9 @@ from maxflow_cli.errors import ParameterError
 from maxflow_cli.network import Network
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import SolveOptions, get_solver
-from maxflow_cli.solvers.parallel_relabel import (ABORTED, OWNER_CYCLE, OWNER_SHIFT, Workspace,
-                                                  _bfs_levels, chunk, mark_open_arcs, owned,
-                                                  parallel_gap_relabel,
+from maxflow_cli.solvers.parallel_relabel import (ABORTED, LONG_LIST, OWNER_CYCLE, OWNER_SHIFT,
+                                                  Workspace, _bfs_levels, chunk, mark_open_arcs,
+                                                  owned, parallel_gap_relabel,
                                                   parallel_global_relabel, parallel_reverse_bfs,
                                                   threads_in_use, unlabel_owned)
 from maxflow_cli.solvers.relabel import global_relabel_cpu, reverse_bfs
@@ -76,6 +76,7 @@ def _star(leaves):
     ("genrmf", dict(a=4, b=6, c1=1, c2=100)),
     ("genrmf", dict(a=9, b=3, c1=1, c2=100)),
     ("acyclic-dense", dict(n=40)),
+    ("acyclic-dense", dict(n=LONG_LIST + 30)),  # lists the scan tests itself
 ])
 def test_parallel_bfs_gives_the_sequential_distances(threads, family, params):
     graph = _graph(family, **params)

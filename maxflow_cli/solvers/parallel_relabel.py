@@ -197,21 +197,36 @@ def mark_open_arcs(res, bits, lo, hi):
         bits[word] = value
 
 
+LONG_LIST = 64  # arcs from which a scan tests the tails' labels itself (see hand_over)
+
+
 @numba.njit(cache=True)
-def hand_over(first, head, rev, bits, claimed, lo, hi, owner, local, counts, buffer, write,
-              bounds):
+def hand_over(first, head, rev, bits, label, claimed, lo, hi, owner, local, counts, buffer,
+              write, bounds):
     """Alvino 2015, Algorithm 13 lines 7-8 for one thread: scan the arcs of the frontier
     vertices claimed[lo:hi] and hand the tails of residual arcs into them (`bits`, see
-    mark_open_arcs) to their owners, who test line 9 (unlabelled?) on their own labels:
-    reading a label here would fetch a cache line its owner is writing. buffer[write:]
-    receives them grouped by owner, owner k's group from bounds[k] to bounds[k + 1].
-    `local` must hold the frontier's out-degree (so, at most, the total out-degree of the
-    thread's vertices); `counts` is scratch."""
+    mark_open_arcs) to their owners, who test line 9 (unlabelled?) on their own labels.
+    On a short list the scan leaves that test to them: reading a label here would fetch a
+    cache line its owner may be writing, for a few arcs. On a list of LONG_LIST arcs or more
+    (dense graphs) most tails are labelled already and the scan skips them first, as the
+    sequential BFS does, or the owners would read them all again from the other threads.
+    buffer[write:] receives the tails grouped by owner, owner k's group from bounds[k] to
+    bounds[k + 1]. `local` must hold the frontier's out-degree (so, at most, the total
+    out-degree of the thread's vertices); `counts` is scratch."""
+    n = label.shape[0]
     threads = counts.shape[0]
     counts[:] = 0
     found = 0
     for i in range(lo, hi):
         u = claimed[i]
+        if first[u + 1] - first[u] >= LONG_LIST:
+            for a in range(first[u], first[u + 1]):
+                v = head[a]
+                r = rev[a]
+                if label[v] == n and (bits[r >> 6] >> (r & 63)) & 1:
+                    local[found] = v
+                    found += 1
+            continue
         for a in range(first[u], first[u + 1]):
             local[found] = head[a]
             r = rev[a]
@@ -308,8 +323,8 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
             count = 1
         mine = row_of(threads, 1, t)
         rows[mine + SIZE] = count
-        hand_over(first, head, rev, bits, claimed, base, base + count, owner, local, counts,
-                  buffer, write, rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
+        hand_over(first, head, rev, bits, label, claimed, base, base + count, owner, local,
+                  counts, buffer, write, rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
         write = rows[mine + BOUNDS + threads]
         publish(rows, threads, 1, t)
         frontier = base
@@ -344,8 +359,8 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
             step += 1
             mine = row_of(threads, step, t)
             rows[mine + SIZE] = claims
-            hand_over(first, head, rev, bits, claimed, frontier, frontier + claims, owner,
-                      local, counts, buffer, write,
+            hand_over(first, head, rev, bits, label, claimed, frontier, frontier + claims,
+                      owner, local, counts, buffer, write,
                       rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
             write = rows[mine + BOUNDS + threads]
             publish(rows, threads, step, t)
