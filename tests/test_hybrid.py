@@ -17,6 +17,7 @@ from maxflow_cli.kernels.global_relabel_cpu import cancel_violations
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import REGISTRY, SolveOptions, hybrid
 from maxflow_cli.solvers.hybrid import HandOver, eq3_threshold
+from maxflow_cli.solvers.parallel_relabel import threads_in_use
 from test_cuda import DEVICES, FAMILY_CASES, assert_like_hipr, solve
 
 TRACE_KEYS = {"round", "device", "active", "active_after", "threshold", "operations", "seconds"}
@@ -121,7 +122,9 @@ def test_hand_over_cpu_gpu_cpu_keeps_a_valid_preflow(device):
     global_relabel skips it there)."""
     options = resolved("hybrid", device)
     graph = build_residual(generators.make("genrmf", a=5, b=8, seed=4))
-    with HandOver(graph, options, *hybrid.relabel_pieces(graph, 2)) as state:
+    threads = options.params["threads"]
+    with threads_in_use(threads), \
+            HandOver(graph, options, *hybrid.relabel_pieces(graph, threads)) as state:
         opened = state.device
         device_copy = [np.empty_like(state.res), np.empty_like(state.excess)]
         for step in ("cpu", "gpu", "cpu"):

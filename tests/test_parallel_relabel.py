@@ -100,6 +100,24 @@ def test_owned_counts_each_threads_vertices(n, threads):
     assert [owned(n, threads, t) for t in range(threads)] == expected.tolist()
 
 
+def test_parallel_bfs_falls_back_when_its_threads_cannot_meet():
+    """Two BFS threads on a layer of one: the second never starts while the first waits, so
+    both give up (about a second) and the sequential BFS answers."""
+    graph = _graph()
+    res = graph.initial_residuals()
+    space = Workspace(graph)
+    with threads_in_use(1):
+        assert _bfs_levels(graph.first, graph.head, graph.rev, res, graph.sink,
+                           np.empty(graph.n, np.int32), space.order, space.claimed,
+                           space.buffer, 2) == ABORTED
+        label, expected = np.empty(graph.n, np.int32), np.empty(graph.n, np.int32)
+        reached = reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, expected,
+                              np.empty(graph.n, np.int32))
+        assert parallel_reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, label,
+                                    space.order, space.claimed, space.buffer, 2) == reached
+        assert (label == expected).all()
+
+
 @pytest.mark.parametrize("n", [1, 17, 16 * OWNER_CYCLE + 3, 40 * OWNER_CYCLE])
 @pytest.mark.parametrize("threads", [1, 3, 16])
 def test_unlabel_owned_covers_every_vertex_once(n, threads):

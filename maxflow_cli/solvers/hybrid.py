@@ -12,13 +12,13 @@ excess out of ExcessTotal: after a GPU round He & Hong's global_relabel_cpu (Pro
 violation cancellation, reverse BFS, marking; Algorithm 5 line 12), after a CPU round the
 global update hi_pr was about to run (Algorithm 5 line 17 runs hi_pr "including global and
 gap relabeling"; §V: "we have modified the code of Goldberg's version to track the value of
-aSize"). The latter skips Program 4's
-violation cancellation: hipr keeps its labels valid (no residual arc (u, v) with
-h(u) > h(v) + 1, label n included), so it would find nothing. The loop stops when
-e(s) + e(t) == ExcessTotal. Program 4 runs on ``--threads`` CPU threads (its violation
-cancellation and Alvino's Algorithm 13 for its BFS; the same outcome as the sequential code,
-which ``--threads 1`` runs): He & Hong's is sequential, and on a machine whose GPU rounds
-lose (eq. 3 then keeps every round on the CPU) the relabels are where the CPU cores help.
+aSize"). The latter skips Program 4's violation cancellation: hipr keeps its labels valid
+(no residual arc (u, v) with h(u) > h(v) + 1, label n included), so it would find nothing.
+The loop stops when e(s) + e(t) == ExcessTotal. Program 4 runs on ``--threads`` CPU threads
+(its violation cancellation and Alvino's Algorithm 13 for its BFS), with the same outcome as
+the sequential code; ``--threads 1`` runs both on one thread, the BFS as the sequential one.
+He & Hong's is sequential, and on a machine whose GPU rounds lose (eq. 3 then keeps every
+round on the CPU) the relabels are where the CPU cores help.
 
 The arbiter (Algorithm 5 line 4) sends the next round to the GPU when aSize > Threshold.
 The first round is hipr's (§V: the CPU starts) and Threshold starts small

@@ -1,10 +1,11 @@
 """OpenMP-style parallel pieces shared by the solvers (Alvino 2015, §4.1.4-4.1.5), in Numba.
 
-Numba runs each ``prange`` loop on its threading layer (OpenMP where available). Work is split
-into one contiguous chunk per thread. A chunk that produces vertices writes them to its own
-region of a scratch buffer, bounded by the out-degrees of the vertices it reads (each vertex
-it reads yields at most one vertex per arc); the local lists are then merged into one by a
-prefix sum over their sizes (Alvino's "local frontiers merged by a parallel prefix sum").
+Numba runs each ``prange`` loop on its threading layer (OpenMP where available). A thread
+that produces vertices writes them to its own stretch of a scratch buffer, bounded by the
+out-degrees of the vertices it reads (each yields at most one vertex per arc). lockfree's
+passes merge those local lists into one by a prefix sum over their sizes (Alvino's "local
+frontiers merged by a parallel prefix sum"); the BFS hands each list's vertices to their
+owners instead.
 
 - ``parallel_reverse_bfs``: Algorithm 13, level-synchronous reverse BFS from the sink,
   each vertex labelled by the one thread that owns its cache line, one barrier a level;
@@ -50,7 +51,7 @@ class Workspace:
         n, arcs = graph.n, graph.head.shape[0]
         self.order = np.empty(n, np.int32)  # BFS order, then the frontier lists
         self.claimed = np.empty(n, np.int32)  # the vertices each BFS thread claimed
-        self.buffer = np.empty(arcs + 1, np.int32)  # the local frontiers
+        self.buffer = np.empty(arcs + 1, np.int32)  # the local lists (see the module's doc)
         self.active = np.empty(n, np.int32)
         self.marked = np.zeros(n, np.bool_)
 
@@ -75,7 +76,8 @@ SPINS_BEFORE_YIELDING = 1 << 16  # some tens of microseconds: longer than a BFS 
 @numba.njit(cache=True)
 def gather(sync, threads):
     """Alvino's loops keep one OpenMP team for a whole BFS; here the `threads` iterations of one
-    prange must run at once, each on its own thread, for `barrier` to be safe. Each arrives
+    prange must run at once, each on its own thread, for `barrier` and `collect` to be safe
+    (a thread that raised inside would leave the others waiting there). Each arrives
     here first: True once all have arrived; False, for every one of them, if they did not
     within SPINS_TO_GATHER spins (a threading layer that ran two iterations on one thread):
     the caller then falls back to sequential code. sync[0] counts arrivals or is ABORTED;
@@ -211,8 +213,8 @@ def hand_over(first, head, rev, bits, label, claimed, lo, hi, owner, local, coun
     (dense graphs) most tails are labelled already and the scan skips them first, as the
     sequential BFS does, or the owners would read them all again from the other threads.
     buffer[write:] receives the tails grouped by owner, owner k's group from bounds[k] to
-    bounds[k + 1]. `local` must hold the frontier's out-degree (so, at most, the total
-    out-degree of the thread's vertices); `counts` is scratch."""
+    bounds[k + 1]. `local` must hold at least the frontier's out-degree (the thread's total
+    out-degree suffices); `counts` is scratch."""
     n = label.shape[0]
     threads = counts.shape[0]
     counts[:] = 0
@@ -223,7 +225,7 @@ def hand_over(first, head, rev, bits, label, claimed, lo, hi, owner, local, coun
             for a in range(first[u], first[u + 1]):
                 v = head[a]
                 r = rev[a]
-                if label[v] == n and (bits[r >> 6] >> (r & 63)) & 1:
+                if atomic_load(label, v) == n and (bits[r >> 6] >> (r & 63)) & 1:
                     local[found] = v
                     found += 1
             continue
@@ -352,8 +354,8 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
             for k in range(threads):
                 for j in range(handed[k], handed[threads + k]):
                     v = buffer[j]
-                    if label[v] == n:
-                        label[v] = step
+                    if label[v] == n:  # only this thread writes it
+                        atomic_store(label, v, step)  # long-list scans read it (relaxed)
                         claimed[frontier + claims] = v
                         claims += 1
             step += 1
