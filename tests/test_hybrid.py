@@ -122,9 +122,7 @@ def test_hand_over_cpu_gpu_cpu_keeps_a_valid_preflow(device):
     global_relabel skips it there)."""
     options = resolved("hybrid", device)
     graph = build_residual(generators.make("genrmf", a=5, b=8, seed=4))
-    threads = options.params["threads"]
-    with threads_in_use(threads), \
-            HandOver(graph, options, *hybrid.relabel_pieces(graph, threads)) as state:
+    with threads_in_use(options.params["threads"]), HandOver(graph, options) as state:
         opened = state.device
         device_copy = [np.empty_like(state.res), np.empty_like(state.excess)]
         for step in ("cpu", "gpu", "cpu"):

@@ -30,13 +30,18 @@ STOPPED_AT_GLOBAL_UPDATE = 1
 
 
 @numba.njit(cache=True)
-def hipr_initialize(first, head, rev, res, excess, label, source, sink):
-    """hi_pr's init(): saturate the source arcs; label the sink 0, the source n, others 1."""
-    n = label.shape[0]
-    saturate_source_arcs(first, head, rev, res, excess, source)
+def hipr_labels(label, source, sink):
+    """hi_pr's initial labels: the sink 0, the source n, every other vertex 1."""
     label[:] = 1
     label[sink] = 0
-    label[source] = n
+    label[source] = label.shape[0]
+
+
+@numba.njit(cache=True)
+def hipr_initialize(first, head, rev, res, excess, label, source, sink):
+    """hi_pr's init(): saturate the source arcs; hi_pr's labels."""
+    saturate_source_arcs(first, head, rev, res, excess, source)
+    hipr_labels(label, source, sink)
 
 
 @numba.njit(cache=True, inline="always")

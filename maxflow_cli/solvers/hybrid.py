@@ -53,7 +53,7 @@ from maxflow_cli.solvers import Parameter, SolveOptions
 from maxflow_cli.solvers.cuda import (KERNEL_CYCLES, block_size_parameter, finish,
                                       register_with_kernels)
 from maxflow_cli.solvers.hipr import (COUNTER_NAMES, HIPR_PARAMETERS, PUSHES, RELABELS,
-                                      hipr_stage_one)
+                                      hipr_labels, hipr_stage_one)
 from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace,
                                                   parallel_cancel_violations,
                                                   parallel_reverse_bfs, threads_in_use)
@@ -66,14 +66,16 @@ class HandOver:
     of He & Hong's loop: ExcessTotal, the vertices already taken out of it, the device that
     ran last, and every round's record.
 
-    The global relabel that ends every round is made of `bfs(res, label)` (reverse BFS from
-    the sink, sequential or parallel) and, after a GPU round, `cancel(res, excess, label)`
-    before it (Program 4's violation cancellation, returning the arcs cancelled).
+    The global relabel that ends every round runs on the --threads CPU threads (inside
+    threads_in_use): Alvino's Algorithm 13 and, after a GPU round, the parallel violation
+    cancellation before it, in the scratch `space` (a Workspace of `graph`'s sizes, made
+    here unless given).
     """
 
-    def __init__(self, graph: ResidualGraph, options: SolveOptions, bfs, cancel,
-                 parallel_gap: bool = False):
-        self.graph, self.bfs, self.cancel, self.params = graph, bfs, cancel, options.params
+    def __init__(self, graph: ResidualGraph, options: SolveOptions, parallel_gap: bool = False,
+                 space: Workspace | None = None):
+        self.graph, self.params = graph, options.params
+        self.space = space or Workspace(graph)
         self.parallel_gap = parallel_gap  # hipr's gaps by Alvino's Algorithm 14
         self.device = device = open_device(options.device, graph, options.params["block_size"])
         try:
@@ -82,11 +84,8 @@ class HandOver:
         except BaseException:
             device.close()
             raise
-        self.label[:] = 1  # hi_pr's labels (as hipr_initialize): the sink 0, the source n
-        self.label[graph.sink] = 0
-        self.label[graph.source] = graph.n
+        hipr_labels(self.label, graph.source, graph.sink)
         self.initial_total = self.excess_total = total
-        self.marked = np.zeros(graph.n, np.bool_)
         self.hipr_counters = np.zeros(len(COUNTER_NAMES), np.int64)
         self.active = int(np.count_nonzero(self.excess > 0) - (self.excess[graph.sink] > 0))
         self.last_device = "cpu"
@@ -145,13 +144,15 @@ class HandOver:
         """The global relabel that ends a round: after a GPU round Program 4 (cancelled arcs
         go back to the device, which holds the state), after a CPU round hi_pr's global
         update (hipr's labels are valid: nothing to cancel); then ExcessTotal and aSize."""
-        g = self.graph
+        g, space = self.graph, self.space
         started = time.perf_counter()
         cancelled = 0
         if self.last_device == "gpu":
-            cancelled = int(self.cancel(self.res, self.excess, self.label))
-        self.bfs(self.res, self.label)
-        stranded, active = strand_and_count(self.label, self.excess, self.marked, g.source,
+            cancelled = int(parallel_cancel_violations(g.first, g.head, g.rev, self.res,
+                                                       self.excess, self.label))
+        parallel_reverse_bfs(g.first, g.head, g.rev, self.res, g.sink, self.label, space.order,
+                             space.claimed, space.buffer, self.params["threads"])
+        stranded, active = strand_and_count(self.label, self.excess, space.marked, g.source,
                                             g.sink)
         self.relabel_seconds += time.perf_counter() - started
         self.excess_total -= int(stranded)
@@ -195,28 +196,15 @@ def eq3_threshold(t_overhead: float, c_cuda: float, c_cpu: float) -> float:
     return t_overhead * c_cuda * c_cpu / (c_cuda - c_cpu)
 
 
-def relabel_pieces(graph: ResidualGraph, threads: int):
-    """HandOver's `bfs` and `cancel` on `graph`, on `threads` CPU threads (run them inside
-    threads_in_use): Alvino's Algorithm 13 and the parallel violation cancellation, the
-    sequential reverse BFS on one thread."""
-    space = Workspace(graph)
-    return (lambda res, label: parallel_reverse_bfs(graph.first, graph.head, graph.rev, res,
-                                                    graph.sink, label, space.order,
-                                                    space.claimed, space.buffer, threads),
-            lambda res, excess, label: parallel_cancel_violations(graph.first, graph.head,
-                                                                  graph.rev, res, excess,
-                                                                  label))
-
-
 def solve_hybrid(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """He & Hong's Algorithm 5, on the GPU or on the kernel's twin."""
     params = options.params
     started = time.perf_counter()
     with threads_in_use(params["threads"]), \
-            HandOver(graph, options, *relabel_pieces(graph, params["threads"])) as state:
+            HandOver(graph, options) as state:
         device = state.device
         threshold = float(params["initial_threshold"])
-        round_bytes = 2 * graph.n * 4 + graph.n * 8 + graph.cap.shape[0] * 8
+        round_bytes = 2 * state.label.nbytes + state.excess.nbytes + state.res.nbytes
         graph_seconds = device.seconds["transfer"]  # the graph's own copy, not a round's
         rate = {}  # operations per second of each engine's latest round
         while state.unfinished():

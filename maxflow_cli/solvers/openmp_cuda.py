@@ -47,7 +47,7 @@ from maxflow_cli.result import SolveResult
 from maxflow_cli.solvers import Parameter, SolveOptions
 from maxflow_cli.solvers.cuda import block_size_parameter, register_with_kernels
 from maxflow_cli.solvers.hipr import HIPR_PARAMETERS
-from maxflow_cli.solvers.hybrid import HandOver, relabel_pieces
+from maxflow_cli.solvers.hybrid import HandOver
 from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace,
                                                   parallel_reverse_bfs, threads_in_use)
 
@@ -124,9 +124,9 @@ def solve_openmp_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResul
     params = options.params
     with threads_in_use(params["threads"]):
         started = time.perf_counter()
-        work, where = sorted_by_head_label(graph, Workspace(graph), params["threads"])
-        with HandOver(work, options, *relabel_pieces(work, params["threads"]),
-                      parallel_gap=True) as state:
+        space = Workspace(graph)  # the sorted graph has the same sizes
+        work, where = sorted_by_head_label(graph, space, params["threads"])
+        with HandOver(work, options, parallel_gap=True, space=space) as state:
             threshold = params["active_threshold"]
             while state.unfinished():
                 active = state.active
