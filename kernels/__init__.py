@@ -19,11 +19,6 @@ LOAD_SECONDS: dict[str, float] = {}
 _modules: dict = {}
 
 
-def cuda_sources() -> list[Path]:
-    """Every kernel source file."""
-    return sorted(KERNEL_DIR.glob("*.cu"))
-
-
 @functools.cache
 def gpu_unavailable() -> str | None:
     """Why the kernels cannot run here (no PyCUDA, no driver or device, no nvcc), or None."""

@@ -19,7 +19,8 @@ from maxflow_cli.solvers.relabel import reverse_bfs, saturate_source_arcs
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc (the CUDA compiler) is not on PATH")
-@pytest.mark.parametrize("source", kernels.cuda_sources(), ids=lambda path: path.name)
+@pytest.mark.parametrize("source", sorted(kernels.KERNEL_DIR.glob("*.cu")),
+                         ids=lambda path: path.name)
 def test_every_kernel_builds_with_nvcc(source, tmp_path):
     build = subprocess.run(["nvcc", "-arch=sm_90", "-c", "-I", str(source.parent), str(source),
                             "-o", str(tmp_path / "kernel.o")], capture_output=True, text=True)

@@ -27,7 +27,7 @@ from maxflow_cli.kernels.devices import default_device, device_unavailable, open
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 from maxflow_cli.solvers import INT32_MAX, Parameter, SolveOptions, SolverSpec, register
-from maxflow_cli.solvers.hipr import compile_on_tiny_graph, hipr_stage_two
+from maxflow_cli.solvers.hipr import compile_on_tiny_graph, timed_stage_two
 from maxflow_cli.solvers.relabel import global_relabel_cpu, initialize_preflow, unfinished
 
 
@@ -57,10 +57,7 @@ def finish(name: str, graph: ResidualGraph, device, res, excess, want_flow: bool
     """The SolveResult of a stage-1 preflow, after hi_pr's stage 2 when a flow is wanted."""
     flow_value = int(excess[graph.sink])
     if want_flow:
-        started = time.perf_counter()
-        hipr_stage_two(graph.first, graph.head, graph.rev, res, graph.cap, excess,
-                       graph.source, graph.sink)
-        times["stage2"] = time.perf_counter() - started
+        timed_stage_two(graph, res, excess, times)
     times.update(device.seconds)
     return SolveResult(name, flow_value, np.array(res), want_flow, times,
                        device.counters() | counters, trace)

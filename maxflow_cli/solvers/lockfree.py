@@ -24,7 +24,7 @@ from maxflow_cli.atomics import atomic_add, atomic_cas, atomic_load, atomic_stor
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 from maxflow_cli.solvers import SolveOptions
-from maxflow_cli.solvers.hipr import HIPR_PARAMETERS, hipr_stage_two, register_cpu_solver
+from maxflow_cli.solvers.hipr import HIPR_PARAMETERS, register_cpu_solver, timed_stage_two
 from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace, barrier, chunk,
                                                   gather, merge_own_frontier,
                                                   parallel_global_relabel, region,
@@ -166,19 +166,16 @@ def _solve(graph, options, params):
             break
         lists[0, :active] = space.active[:active]
         np.cumsum(degree[space.active[:active]], out=ends[0, :active])
-        done = lockfree_passes(first, head, rev, res, excess, label, sink, lists, ends, active,
-                               queued, stamp, space.buffer, budget, params["beta"], threads,
-                               counters)
-        if done < 0:  # the threading layer did not run the threads at once
-            done = lockfree_passes(first, head, rev, res, excess, label, sink, lists, ends, active,
-                                   queued, stamp, space.buffer, budget, params["beta"], 1,
-                                   counters)
-        stamp = done
+        for team in (threads, 1):  # 1: the threading layer did not run them all at once
+            stamp_after = lockfree_passes(first, head, rev, res, excess, label, sink, lists,
+                                          ends, active, queued, stamp, space.buffer, budget,
+                                          params["beta"], team, counters)
+            if stamp_after >= 0:
+                break
+        stamp = stamp_after
     times = {"stage1": time.perf_counter() - started, "global_relabel": relabel_seconds}
     if options.want_flow:
-        stage_two_started = time.perf_counter()
-        hipr_stage_two(first, head, rev, res, graph.cap, excess, source, sink)
-        times["stage2"] = time.perf_counter() - stage_two_started
+        timed_stage_two(graph, res, excess, times)
     counts = dict(zip(("pushes", "relabels", "work", "passes"), counters.tolist()))
     counts.update(rounds=len(trace), global_relabels=len(trace),
                   violations_cancelled=cancelled_arcs, threads=threads)
