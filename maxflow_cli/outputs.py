@@ -56,13 +56,11 @@ def atomic_output(path: str) -> Iterator[BinaryIO]:
                     yield compressed
         os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
-    except OSError as error:
+    except BaseException as error:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
-        raise MaxflowError(f"{path}: cannot write: {error.strerror}") from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        if isinstance(error, OSError):
+            raise MaxflowError(f"{path}: cannot write: {error.strerror}") from None
         raise
 
 

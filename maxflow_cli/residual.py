@@ -64,7 +64,9 @@ def _build(n, tails, heads, caps):
         first[heads[i] + 1] += 1
     for u in range(n):
         first[u + 1] += first[u]
-    slot = np.arange(2 * m).astype(np.int32)  # slot[p]: the slot (2i or 2i+1) at position p
+    slot = np.empty(2 * m, np.int32)  # slot[p]: the slot (2i or 2i+1) at position p
+    for p in range(2 * m):
+        slot[p] = p
     fill = first[:n].copy()  # next free position of each tail
     for u in range(n - 1):
         p = fill[u]
