@@ -43,17 +43,31 @@ def _stop(signum, frame):
     raise TimeoutError
 
 
+def within(limit: int, call):
+    """call()'s value, or None once it runs past `limit` seconds (abandoned at its next
+    return to Python; the caller has installed _stop for SIGALRM)."""
+    signal.alarm(limit)
+    try:
+        return call()
+    except TimeoutError:
+        return None
+    finally:
+        signal.alarm(0)
+
+
+def graph_of(preset_name: str):
+    """The residual graph of a generator preset, made with seed 1."""
+    preset = generators.preset(preset_name)
+    return build_residual(generators.make(preset.family, **preset.params, seed=1))
+
+
 def run_one(solver: str, device: str | None, graph, params: dict, limit: int) -> dict:
     """One solve with its certificate, or a row saying it ran past `limit` seconds."""
     spec = get_solver(solver)
     options = spec.resolve(SolveOptions(False, device, params))
-    signal.alarm(limit)
-    try:
-        result = spec.solve(graph, options)
-    except TimeoutError:
+    result = within(limit, lambda: spec.solve(graph, options))
+    if result is None:
         return {"solver": solver, "device": options.device, "timeout": limit}
-    finally:
-        signal.alarm(0)
     return {"solver": solver, "device": options.device, "flow_value": result.flow_value,
             "certified": check_answer(graph, result).ok, "params": params,
             "times": result.times, "counters": result.counters, "trace": result.trace}
@@ -108,7 +122,7 @@ def main() -> None:
     for name in args.presets.split(","):
         preset = generators.preset(name)
         started = time.perf_counter()
-        graph = build_residual(generators.make(preset.family, **preset.params, seed=1))
+        graph = graph_of(name)
         print(f"{name}: n={graph.n} m={graph.m}, made in {time.perf_counter() - started:.1f} s",
               flush=True)
         hipr = run_one("hipr", None, graph, {}, args.limit)

@@ -31,21 +31,15 @@ import numpy as np
 
 from maxflow_cli import generators
 from maxflow_cli.kernels import gpu_unavailable
-from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import SolveOptions, get_solver
 from maxflow_cli.solvers.parallel_relabel import (Workspace, parallel_global_relabel,
                                                   parallel_reverse_bfs)
 from maxflow_cli.solvers.relabel import global_relabel_cpu, reverse_bfs
-from gpu_timings import _stop, run_one
+from gpu_timings import _stop, graph_of, run_one, solver_params, within
 
 FAMILY_PRESETS = ("acyclic-dense-2000", "genrmf-long-24x192", "genrmf-wide-64",
                   "washington-rlg-long-512x1024", "washington-rlg-wide-1024")
 ALL = numba.config.NUMBA_NUM_THREADS
-
-
-def graph_of(name: str):
-    preset = generators.PRESETS[name]
-    return build_residual(generators.make(preset.family, seed=1, **preset.params))
 
 
 def paired_medians(first, second, repeats=9) -> tuple[float, float]:
@@ -113,15 +107,9 @@ def bfs_speedups(graphs: dict) -> list[dict]:
 
 def warmed_up(solver: str, graph, params: dict, limit: int) -> bool:
     """One untimed solve (compilation, kernel loading, first touch); False past `limit`."""
-    signal.alarm(limit)
-    try:
-        spec = get_solver(solver)
-        spec.solve(graph, spec.resolve(SolveOptions(False, None, params)))
-    except TimeoutError:
-        return False
-    finally:
-        signal.alarm(0)
-    return True
+    spec = get_solver(solver)
+    options = spec.resolve(SolveOptions(False, None, params))
+    return within(limit, lambda: spec.solve(graph, options)) is not None
 
 
 def in_turns(graph, entries: list[tuple[str, dict]], limit: int, repeats: int) -> list[dict]:
@@ -169,7 +157,7 @@ def text(instance: str, row: dict, hipr: dict) -> str:
 def family_params(solver: str, family: str) -> dict:
     """He & Hong's KERNEL_CYCLES (§VII) for their kernel; all threads for the parallel CPU
     code."""
-    cycles = {"kernel_cycles": 32 if family == "acyclic-dense" else 4096}
+    cycles = solver_params("cuda", family, None)
     if solver == "cuda":
         return cycles
     if solver == "hybrid":
