@@ -1,5 +1,6 @@
 """The `maxflow` command group: the one place where errors become messages and exit codes."""
 
+import importlib
 import sys
 
 import click
@@ -9,7 +10,20 @@ from maxflow_cli.errors import MaxflowError
 
 
 class MaxflowGroup(click.Group):
-    """A click group that turns the project's errors into one line on stderr, never a traceback."""
+    """A click group that turns the project's errors into one line on stderr, never a traceback,
+    and imports a command's module only when that command runs (or help lists them all):
+    `maxflow gen` need not load the solvers and the benchmark."""
+
+    COMMANDS = {"solve": "maxflow_cli.commands.solve", "gen": "maxflow_cli.commands.gen",
+                "bench": "maxflow_cli.commands.bench"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.COMMANDS:
+            return None
+        return getattr(importlib.import_module(self.COMMANDS[name]), name)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -31,16 +45,3 @@ def _fail(message: str, exit_code: int) -> None:
 @click.version_option(__version__, prog_name="maxflow")
 def main() -> None:
     """Solve, generate and benchmark maximum-flow problems (DIMACS `max` format)."""
-
-
-def _register_commands() -> None:
-    from maxflow_cli.commands.bench import bench
-    from maxflow_cli.commands.gen import gen
-    from maxflow_cli.commands.solve import solve
-
-    main.add_command(solve)
-    main.add_command(gen)
-    main.add_command(bench)
-
-
-_register_commands()
