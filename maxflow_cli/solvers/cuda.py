@@ -26,8 +26,8 @@ import numpy as np
 from maxflow_cli.kernels.devices import default_device, device_unavailable, open_device
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import INT32_MAX, Parameter, SolveOptions, SolverSpec, register
-from maxflow_cli.solvers.hipr import compile_on_tiny_graph, timed_stage_two
+from maxflow_cli.solvers import INT32_MAX, Parameter, SolveOptions
+from maxflow_cli.solvers.hipr import register_compiled, timed_stage_two
 from maxflow_cli.solvers.relabel import global_relabel_cpu, initialize_preflow, unfinished
 
 
@@ -111,10 +111,8 @@ def register_with_kernels(name: str, summary: str, citation: str, solve,
                           parameters: tuple[Parameter, ...]) -> None:
     """Register a solver whose kernels run on the GPU (the default where one can) or, with
     --device cpu, as their Numba twins."""
-    register(SolverSpec(name, summary, citation, solve,
-                        prepare=lambda options: compile_on_tiny_graph(solve, options),
-                        parameters=parameters, devices=("gpu", "cpu"),
-                        unavailable=device_unavailable, default_device=default_device))
+    register_compiled(name, summary, citation, solve, parameters, devices=("gpu", "cpu"),
+                        unavailable=device_unavailable, default_device=default_device)
 
 
 register_with_kernels(

@@ -403,15 +403,16 @@ HIPR_PARAMETERS = (
               "(hi_pr's 12)", minimum=0, maximum=10**6),
 )
 
-def register_cpu_solver(name: str, summary: str, citation: str, solve,
-                        parameters: tuple[Parameter, ...]) -> None:
-    """Register a CPU solver whose prepare step compiles it on a tiny graph."""
+def register_compiled(name: str, summary: str, citation: str, solve,
+                        parameters: tuple[Parameter, ...], **devices) -> None:
+    """Register a solver whose prepare step compiles it on a tiny graph; `devices` are
+    SolverSpec's device fields, for solvers that also run elsewhere than on the CPU."""
     register(SolverSpec(name, summary, citation, solve,
                         prepare=lambda options: compile_on_tiny_graph(solve, options),
-                        parameters=parameters))
+                        parameters=parameters, **devices))
 
 
-register_cpu_solver(
+register_compiled(
     "hipr", "sequential highest-label push-relabel with global and gap relabeling",
     "Goldberg & Cherkassky, hi_pr 3.x (the reference in every seed's tables)", solve_hipr,
     HIPR_PARAMETERS)

@@ -24,7 +24,7 @@ from maxflow_cli.atomics import atomic_add, atomic_cas, atomic_load, atomic_stor
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 from maxflow_cli.solvers import SolveOptions
-from maxflow_cli.solvers.hipr import HIPR_PARAMETERS, register_cpu_solver, timed_stage_two
+from maxflow_cli.solvers.hipr import HIPR_PARAMETERS, register_compiled, timed_stage_two
 from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace, barrier, chunk,
                                                   gather, merge_own_frontier,
                                                   parallel_global_relabel, region,
@@ -183,7 +183,7 @@ def _solve(graph, options, params):
                        trace)
 
 
-register_cpu_solver(
+register_compiled(
     "lockfree", "Hong's lock-free push-relabel on CPU threads, parallel global relabeling",
     "Hong 2008, in Alvino 2015 §3.1, Algorithm 1 (He & Hong 2010, Programs 2-4)",
     solve_lockfree, (THREADS_PARAMETER,) + HIPR_PARAMETERS)
