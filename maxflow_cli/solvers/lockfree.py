@@ -25,13 +25,52 @@ from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 from maxflow_cli.solvers import SolveOptions
 from maxflow_cli.solvers.hipr import HIPR_PARAMETERS, register_compiled, timed_stage_two
-from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace, barrier, chunk,
-                                                  gather, merge_own_frontier,
-                                                  parallel_global_relabel, region,
-                                                  threads_in_use)
+from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace, chunk, gather,
+                                                  parallel_global_relabel, threads_in_use,
+                                                  wait_until)
 from maxflow_cli.solvers.relabel import initialize_preflow, unfinished
 
 PUSHES, RELABELS, WORK, PASSES = range(4)
+
+
+@numba.njit(cache=True)
+def region(ends, i):
+    """Where item i's share of the scratch buffer begins: the out-degrees before it."""
+    return ends[i - 1] if i > 0 else 0
+
+
+@numba.njit(cache=True)
+def barrier(sync, threads):
+    """A spinning barrier for the gathered threads (sync[1]: arrivals, sync[2]: generation;
+    sync[3] is left for a result)."""
+    generation = atomic_load(sync, 2)
+    if atomic_add(sync, 1, 1) == threads - 1:
+        atomic_store(sync, 1, 0)
+        atomic_add(sync, 2, 1)
+    else:
+        wait_until(sync, 2, generation + 1)
+
+
+@numba.njit(cache=True)
+def merge_own_frontier(t, threads, first, found, local, buffer, out, out_ends):
+    """Alvino 2015, Algorithm 13 line 15, thread t's share: after a barrier, every thread
+    reads the sizes `found` and the out-degree totals (found[threads + k]) of all local
+    frontiers, takes their prefix sums, and copies its own from buffer[local:] into its place
+    in out, with the cumulative out-degrees into out_ends. Returns the merged size."""
+    place = 0
+    running = 0
+    total = 0
+    for k in range(threads):
+        if k < t:
+            place += found[k]
+            running += found[threads + k]
+        total += found[k]
+    for i in range(found[t]):
+        v = buffer[local + i]
+        running += first[v + 1] - first[v]
+        out[place + i] = v
+        out_ends[place + i] = running
+    return total
 
 
 @numba.njit(cache=True)

@@ -62,12 +62,6 @@ def chunk(start, size, parts, part):
     return start + size * part // parts, start + size * (part + 1) // parts
 
 
-@numba.njit(cache=True)
-def region(ends, i):
-    """Where item i's share of the scratch buffer begins: the out-degrees before it."""
-    return ends[i - 1] if i > 0 else 0
-
-
 ABORTED = -1
 SPINS_TO_GATHER = 1 << 20  # about a second: the threads did not all start together
 SPINS_BEFORE_YIELDING = 1 << 16  # some tens of microseconds: longer than a BFS level's wait
@@ -76,9 +70,9 @@ SPINS_BEFORE_YIELDING = 1 << 16  # some tens of microseconds: longer than a BFS 
 @numba.njit(cache=True)
 def gather(sync, threads):
     """Alvino's loops keep one OpenMP team for a whole BFS; here the `threads` iterations of one
-    prange must run at once, each on its own thread, for `barrier` and `collect` to be safe
-    (a thread that raised inside would leave the others waiting there). Each arrives
-    here first: True once all have arrived; False, for every one of them, if they did not
+    prange must run at once, each on its own thread, for `collect` (and lockfree's barrier)
+    to be safe (a thread that raised inside would leave the others waiting there). Each
+    arrives here first: True once all have arrived; False, for every one of them, if they did not
     within SPINS_TO_GATHER spins (a threading layer that ran two iterations on one thread):
     the caller then falls back to sequential code. sync[0] counts arrivals or is ABORTED;
     both `threads` and ABORTED are final, so all iterations decide alike."""
@@ -112,40 +106,6 @@ def wait_until(words, index, value):
         if spins > SPINS_BEFORE_YIELDING:
             yield_thread()
     acquire_fence()
-
-
-@numba.njit(cache=True)
-def barrier(sync, threads):
-    """A spinning barrier for the gathered threads (sync[1]: arrivals, sync[2]: generation;
-    sync[3] is left for a result)."""
-    generation = atomic_load(sync, 2)
-    if atomic_add(sync, 1, 1) == threads - 1:
-        atomic_store(sync, 1, 0)
-        atomic_add(sync, 2, 1)
-    else:
-        wait_until(sync, 2, generation + 1)
-
-
-@numba.njit(cache=True)
-def merge_own_frontier(t, threads, first, found, local, buffer, out, out_ends):
-    """Alvino 2015, Algorithm 13 line 15, thread t's share: after a barrier, every thread
-    reads the sizes `found` and the out-degree totals (found[threads + k]) of all local
-    frontiers, takes their prefix sums, and copies its own from buffer[local:] into its place
-    in out, with the cumulative out-degrees into out_ends. Returns the merged size."""
-    place = 0
-    running = 0
-    total = 0
-    for k in range(threads):
-        if k < t:
-            place += found[k]
-            running += found[threads + k]
-        total += found[k]
-    for i in range(found[t]):
-        v = buffer[local + i]
-        running += first[v + 1] - first[v]
-        out[place + i] = v
-        out_ends[place + i] = running
-    return total
 
 
 LINE = 16  # int64s between two threads' words: a cache line (and its pair) each
