@@ -17,8 +17,9 @@ from maxflow_cli.network import Network
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import SolveOptions, get_solver
 from maxflow_cli.solvers.parallel_relabel import (ABORTED, LONG_LIST, OWNER_CYCLE, OWNER_SHIFT,
-                                                  Workspace, _bfs_levels, chunk, mark_open_arcs,
-                                                  owned, parallel_gap_relabel,
+                                                  Workspace, _bfs_levels, chunk, label_skew,
+                                                  line_of, mark_open_arcs, owned,
+                                                  parallel_gap_relabel,
                                                   parallel_global_relabel, parallel_reverse_bfs,
                                                   threads_in_use, unlabel_owned)
 from maxflow_cli.solvers.relabel import global_relabel_cpu, reverse_bfs
@@ -42,16 +43,24 @@ def _scrambled_state(graph, seed):
     return res, excess, label
 
 
-def _assert_like_reverse_bfs(graph, res, threads):
+def _labels_at(n, skew):
+    """n zero labels whose label[0] is at place `skew` of its cache line (see label_skew)."""
+    storage = np.zeros(n + 16, np.int32)
+    offset = (skew - label_skew(storage)) % 16
+    return storage[offset:offset + n]
+
+
+def _assert_like_reverse_bfs(graph, res, threads, skew=0):
     """parallel_reverse_bfs gives reverse_bfs's labels and count, and lists the reached
     vertices level by level; on several threads, from the parallel levels (not from the
-    sequential fallback)."""
+    sequential fallback). `skew`: where the labels begin in a cache line."""
     expected = np.empty(graph.n, np.int32)
     reached = reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, expected,
                           np.empty(graph.n, np.int32))
     space = Workspace(graph)
     space.order[:] = -1
-    label = np.zeros(graph.n, np.int32)
+    label = _labels_at(graph.n, skew)
+    assert label_skew(label) == skew
     bfs = _bfs_levels if threads > 1 else parallel_reverse_bfs
     assert bfs(graph.first, graph.head, graph.rev, res, graph.sink, label, space.order,
                space.claimed, space.buffer, threads) == reached != ABORTED
@@ -92,12 +101,25 @@ def test_parallel_bfs_on_a_level_of_every_vertex(threads):
     _assert_like_reverse_bfs(graph, graph.initial_residuals(), threads)
 
 
+def _owners(n, skew, threads):
+    return (((np.arange(n) + skew) >> OWNER_SHIFT) % OWNER_CYCLE) % threads
+
+
 @pytest.mark.parametrize("n", [1, 15, 16, 17, 1000, 16 * OWNER_CYCLE + 3, 40 * OWNER_CYCLE])
 @pytest.mark.parametrize("threads", [1, 3, 16, 100])
-def test_owned_counts_each_threads_vertices(n, threads):
-    owners = ((np.arange(n) >> OWNER_SHIFT) % OWNER_CYCLE) % threads
-    expected = np.bincount(owners, minlength=threads)
-    assert [owned(n, threads, t) for t in range(threads)] == expected.tolist()
+@pytest.mark.parametrize("skew", [0, 1, 15])
+def test_owned_counts_each_threads_vertices(n, threads, skew):
+    expected = np.bincount(_owners(n, skew, threads), minlength=threads)
+    assert [owned(n, skew, threads, t) for t in range(threads)] == expected.tolist()
+
+
+@pytest.mark.parametrize("offset", range(17))
+def test_label_skew_is_label_0s_place_in_its_cache_line(offset):
+    storage = np.empty(1000, np.int32)
+    label = storage[offset:]
+    assert label_skew(label) == (label.ctypes.data % 64) // 4
+    lines = (label.ctypes.data + 4 * np.arange(label.shape[0])) // 64
+    assert (lines - lines[0] == line_of(np.arange(label.shape[0]), label_skew(label))).all()
 
 
 def test_parallel_bfs_falls_back_when_its_threads_cannot_meet():
@@ -120,13 +142,14 @@ def test_parallel_bfs_falls_back_when_its_threads_cannot_meet():
 
 @pytest.mark.parametrize("n", [1, 17, 16 * OWNER_CYCLE + 3, 40 * OWNER_CYCLE])
 @pytest.mark.parametrize("threads", [1, 3, 16])
-def test_unlabel_owned_covers_every_vertex_once(n, threads):
+@pytest.mark.parametrize("skew", [0, 7])
+def test_unlabel_owned_covers_every_vertex_once(n, threads, skew):
     degree = np.random.default_rng(n).integers(0, 5, n)
     first = np.concatenate([[0], np.cumsum(degree)])
     label = np.zeros(n, np.int32)
-    owners = ((np.arange(n) >> OWNER_SHIFT) % OWNER_CYCLE) % threads
+    owners = _owners(n, skew, threads)
     for t in range(threads):
-        assert unlabel_owned(first, label, threads, t) == degree[owners == t].sum()
+        assert unlabel_owned(first, label, skew, threads, t) == degree[owners == t].sum()
         assert (label[owners <= t] == n).all() and (label[owners > t] == 0).all()
 
 
@@ -151,6 +174,13 @@ def test_parallel_bfs_on_more_threads_than_cores(tmp_path):
         cwd=tmp_path)
     assert outcome.returncode == 0, outcome.stdout[-3000:]
     assert re.search(r"distances\[.*-6\] PASSED", outcome.stdout), outcome.stdout[-3000:]
+
+
+@pytest.mark.parametrize("threads", sorted({2, min(3, THREADS), THREADS}))
+@pytest.mark.parametrize("skew", [1, 8, 15])
+def test_parallel_bfs_on_labels_anywhere_in_a_cache_line(threads, skew):
+    graph = _graph(rows=40, levels=7)
+    _assert_like_reverse_bfs(graph, graph.initial_residuals(), threads, skew)
 
 
 @pytest.mark.parametrize("threads", sorted({2, THREADS}))

@@ -109,38 +109,56 @@ def wait_until(words, index, value):
 
 
 LINE = 16  # int64s between two threads' words: a cache line (and its pair) each
-OWNER_SHIFT = 4  # vertices 16v' .. 16v' + 15 (a cache line of int32 labels) share an owner
+OWNER_SHIFT = 4  # a cache line holds 1 << OWNER_SHIFT int32 labels, all with one owner
 OWNER_CYCLE = 1024  # lines (a power of 2); line l belongs to thread (l % OWNER_CYCLE) % threads
 
 
 @numba.njit(cache=True)
-def owned(n, threads, t):
-    """How many of the vertices 0 .. n-1 thread t owns (see OWNER_CYCLE)."""
-    width = 1 << OWNER_SHIFT
-    lines = (n + width - 1) // width
-    cycles, rest = divmod(lines, OWNER_CYCLE)
-    count = cycles * (OWNER_CYCLE // threads + (t < OWNER_CYCLE % threads))
-    count += rest // threads + (t < rest % threads)
-    short = lines * width - n
-    if ((lines - 1) % OWNER_CYCLE) % threads == t:
-        return count * width - short
-    return count * width
+def label_skew(label):
+    """Where label[0] sits in its cache line, in labels. NumPy aligns large arrays to 16 bytes
+    only, so vertex v's label is in the array's line (v + skew) >> OWNER_SHIFT: ownership by
+    that line (not by v >> OWNER_SHIFT, whose 16 labels would straddle two lines, each
+    written by two owners at once) keeps every line of labels to one writer."""
+    return (label.ctypes.data >> 2) & ((1 << OWNER_SHIFT) - 1)
 
 
 @numba.njit(cache=True)
-def unlabel_owned(first, label, threads, t):
+def line_of(v, skew):
+    """The cache line (counted from label[0]'s) of vertex v's label; see label_skew."""
+    return (v + skew) >> OWNER_SHIFT
+
+
+@numba.njit(cache=True)
+def owned(n, skew, threads, t):
+    """How many of the vertices 0 .. n-1 thread t owns (see OWNER_CYCLE and label_skew)."""
+    width = 1 << OWNER_SHIFT
+    lines = line_of(n - 1, skew) + 1
+    cycles, rest = divmod(lines, OWNER_CYCLE)
+    count = cycles * (OWNER_CYCLE // threads + (t < OWNER_CYCLE % threads))
+    count += rest // threads + (t < rest % threads)
+    count *= width
+    if t == 0:  # line 0 (thread 0's) begins at label[-skew]
+        count -= skew
+    if ((lines - 1) % OWNER_CYCLE) % threads == t:
+        count -= lines * width - skew - n
+    return count
+
+
+@numba.njit(cache=True)
+def unlabel_owned(first, label, skew, threads, t):
     """Thread t's share of the BFS set-up: the labels of its vertices set to n (so that their
     lines start in its cache), and their total out-degree returned: an upper bound on what its
     scans of them can ever hand over, so the size of its stretch of the scratch buffer."""
     n = label.shape[0]
     width = 1 << OWNER_SHIFT
-    lines = (n + width - 1) // width
+    lines = line_of(n - 1, skew) + 1
     total = 0
     for cycle in range(0, lines, OWNER_CYCLE):
         for line in range(cycle + t, min(lines, cycle + OWNER_CYCLE), threads):
-            end = min(n, (line + 1) * width)
-            label[line * width:end] = n
-            total += first[end] - first[line * width]
+            start = max(0, line * width - skew)
+            end = min(n, (line + 1) * width - skew)
+            label[start:end] = n
+            total += first[end] - first[start]
     return total
 
 
@@ -163,8 +181,8 @@ LONG_LIST = 64  # arcs from which a scan tests the tails' labels itself (see han
 
 
 @numba.njit(cache=True)
-def hand_over(first, head, rev, bits, label, claimed, lo, hi, owner, local, counts, buffer,
-              write, bounds):
+def hand_over(first, head, rev, bits, label, skew, claimed, lo, hi, owner, local, counts,
+              buffer, write, bounds):
     """Alvino 2015, Algorithm 13 lines 7-8 for one thread: scan the arcs of the frontier
     vertices claimed[lo:hi] and hand the tails of residual arcs into them (`bits`, see
     mark_open_arcs) to their owners, who test line 9 (unlabelled?) on their own labels.
@@ -194,14 +212,14 @@ def hand_over(first, head, rev, bits, label, claimed, lo, hi, owner, local, coun
             r = rev[a]
             found += (bits[r >> 6] >> (r & 63)) & 1  # no branch: the loads overlap
     for i in range(found):
-        counts[owner[(local[i] >> OWNER_SHIFT) & (OWNER_CYCLE - 1)]] += 1
+        counts[owner[line_of(local[i], skew) & (OWNER_CYCLE - 1)]] += 1
     bounds[0] = write
     for k in range(threads):
         bounds[k + 1] = bounds[k] + counts[k]
         counts[k] = bounds[k]
     for i in range(found):
         v = local[i]
-        k = owner[(v >> OWNER_SHIFT) & (OWNER_CYCLE - 1)]
+        k = owner[line_of(v, skew) & (OWNER_CYCLE - 1)]
         buffer[counts[k]] = v
         counts[k] += 1
 
@@ -241,7 +259,7 @@ def collect(rows, threads, step):
 @numba.njit(parallel=True, cache=True)
 def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, threads):
     """The levels of Algorithm 13 with every label written by one thread only: vertex v
-    belongs to thread owner[(v >> OWNER_SHIFT) % OWNER_CYCLE], so a cache line of labels has
+    belongs to thread owner[line_of(v, skew) % OWNER_CYCLE], so a cache line of labels has
     one writer. Thread t keeps the vertices it claims, in order, in its own stretch of
     `claimed` (its level-L frontier a slice of it) and what it hands over in its own stretch
     of `buffer` (the total out-degree of its vertices: each vertex is scanned once).
@@ -261,14 +279,15 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
     sync = np.zeros(4, np.int64)
     rows = np.zeros(2 * threads * row_width(threads), np.int64)
     bits = np.empty((res.shape[0] + 63) // 64, np.int64)
+    skew = label_skew(label)
     for t in prange(threads):
         if not gather(sync, threads):
             continue
         base = 0
         for k in range(t):
-            base += owned(n, threads, k)
+            base += owned(n, skew, threads, k)
         mine = row_of(threads, 0, t)
-        rows[mine + SIZE] = unlabel_owned(first, label, threads, t)
+        rows[mine + SIZE] = unlabel_owned(first, label, skew, threads, t)
         mark_open_arcs(res, bits, *chunk(0, bits.shape[0], threads, t))
         publish(rows, threads, 0, t)
         collect(rows, threads, 0)
@@ -279,14 +298,14 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
         counts = np.zeros(threads, np.int64)
         handed = np.empty(2 * threads, np.int64)
         count = 0
-        if owner[(sink >> OWNER_SHIFT) & (OWNER_CYCLE - 1)] == t:
+        if owner[line_of(sink, skew) & (OWNER_CYCLE - 1)] == t:
             label[sink] = 0
             claimed[base] = sink
             count = 1
         mine = row_of(threads, 1, t)
         rows[mine + SIZE] = count
-        hand_over(first, head, rev, bits, label, claimed, base, base + count, owner, local,
-                  counts, buffer, write, rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
+        hand_over(first, head, rev, bits, label, skew, claimed, base, base + count, owner,
+                  local, counts, buffer, write, rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
         write = rows[mine + BOUNDS + threads]
         publish(rows, threads, 1, t)
         frontier = base
@@ -321,7 +340,7 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
             step += 1
             mine = row_of(threads, step, t)
             rows[mine + SIZE] = claims
-            hand_over(first, head, rev, bits, label, claimed, frontier, frontier + claims,
+            hand_over(first, head, rev, bits, label, skew, claimed, frontier, frontier + claims,
                       owner, local, counts, buffer, write,
                       rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
             write = rows[mine + BOUNDS + threads]
