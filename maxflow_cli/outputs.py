@@ -13,7 +13,7 @@ import sys
 import tempfile
 from typing import BinaryIO, Iterator
 
-from maxflow_cli.errors import MaxflowError
+from maxflow_cli.errors import MaxflowError, ParameterError
 
 _COMPRESSORS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
@@ -29,6 +29,20 @@ def check_writable(path: str) -> None:
         raise MaxflowError(f"{path}: cannot write: no directory {directory}")
     if not os.access(directory, os.W_OK):
         raise MaxflowError(f"{path}: cannot write: permission denied in {directory}")
+
+
+def check_outputs(options: dict) -> bool:
+    """A command's output files (option name -> path or None), checked before any work: each
+    writable, and at most one of them '-', since stdout can carry one output only. Returns
+    True when one is '-': the command's own report then goes to stderr."""
+    given = {option: path for option, path in options.items() if path}
+    to_stdout = [option for option, path in given.items() if path == "-"]
+    if len(to_stdout) > 1:
+        raise ParameterError(f"only one of {', '.join(options)} can be '-' (stdout); "
+                             f"{' and '.join(to_stdout)} both are")
+    for path in given.values():
+        check_writable(path)
+    return bool(to_stdout)
 
 
 @contextlib.contextmanager

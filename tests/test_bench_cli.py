@@ -59,6 +59,19 @@ def test_a_flow_mismatch_prints_in_red_and_exits_1(monkeypatch, tmp_path):
     assert json.loads((tmp_path / "r.json").read_text())["problems"]  # written all the same
 
 
+def test_csv_to_stdout_sends_the_report_to_stderr():
+    result = bench(TINY, *FAST, *HIPR, "--csv", "-")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3 and lines[0].startswith("instance,") and "hipr (s)" in result.stderr
+
+
+def test_two_outputs_on_stdout_are_refused_before_any_run():
+    result = bench(TINY, *FAST, *HIPR, "--json", "-", "--plot", "-")
+    assert result.exit_code == 2 and "only one of --json, --csv, --plot can be '-'" in result.output
+    assert "hipr (s)" not in result.output
+
+
 @pytest.mark.parametrize("args, message", [
     (("nothing-here",), "is not a file, a glob"),
     ((TINY, "--solvers", "nope"), "unknown solver 'nope'"),

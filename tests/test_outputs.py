@@ -4,8 +4,8 @@ import gzip
 
 import pytest
 
-from maxflow_cli.errors import MaxflowError
-from maxflow_cli.outputs import atomic_output, check_writable
+from maxflow_cli.errors import MaxflowError, ParameterError
+from maxflow_cli.outputs import atomic_output, check_outputs, check_writable
 
 
 def test_the_file_appears_only_on_success(tmp_path):
@@ -36,6 +36,16 @@ def test_unwritable_paths_are_refused_up_front(tmp_path, make_path, message):
     with pytest.raises(MaxflowError, match=message):
         with atomic_output(str(make_path(tmp_path))):
             pass
+
+
+def test_check_outputs_says_whether_stdout_is_taken(tmp_path):
+    file = str(tmp_path / "out.json")
+    assert check_outputs({"--json": file, "--csv": None}) is False
+    assert check_outputs({"--json": file, "--csv": "-"}) is True
+    with pytest.raises(ParameterError, match="only one of --json, --csv, --plot can be '-'"):
+        check_outputs({"--json": "-", "--csv": None, "--plot": "-"})
+    with pytest.raises(MaxflowError, match="no directory"):
+        check_outputs({"--json": "-", "--csv": str(tmp_path / "missing" / "out.csv")})
 
 
 def test_a_failing_write_is_a_one_line_error_and_leaves_nothing(tmp_path, monkeypatch):

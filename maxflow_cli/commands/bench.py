@@ -20,7 +20,7 @@ from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE
 from maxflow_cli.bench.suites import SUITES
 from maxflow_cli.errors import BenchFailed
 from maxflow_cli.generators import FAMILIES
-from maxflow_cli.outputs import check_writable
+from maxflow_cli.outputs import check_outputs
 
 DEFAULT_SUITE = "quick"
 
@@ -92,11 +92,10 @@ def run(instances, solvers, baseline, repeat, min_time, warmup, suite_name, list
     if list_suites:
         _list_suites()
         return
+    report_to_stderr = check_outputs({"--json": json_file, "--csv": csv_file,
+                                      "--plot": plot_file})
     if plot_file:
         report.require_matplotlib()
-    for path in (json_file, csv_file, plot_file):
-        if path:
-            check_writable(path)
     if suite_name is None and not instances:
         suite_name = DEFAULT_SUITE
     suite = SUITES.get(suite_name)
@@ -105,7 +104,7 @@ def run(instances, solvers, baseline, repeat, min_time, warmup, suite_name, list
     choices = choose_solvers(labels, baseline, flow)
     env = results.environment()
 
-    console = Console(file=sys.stderr if "-" in (json_file, csv_file) else sys.stdout)
+    console = Console(file=sys.stderr if report_to_stderr else sys.stdout)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("compiling", total=len(chosen) * len(choices))

@@ -12,9 +12,9 @@ from rich.table import Table
 from maxflow_cli.check import check_answer
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.dimacs.writer import write_rows
-from maxflow_cli.errors import CheckFailed, ParameterError
+from maxflow_cli.errors import CheckFailed
 from maxflow_cli.jit import compile_shared
-from maxflow_cli.outputs import atomic_output, check_writable
+from maxflow_cli.outputs import atomic_output, check_outputs
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import (REGISTRY, SolveOptions, all_parameters, get_solver,
                                  parameter_defaults)
@@ -57,12 +57,8 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     given = {name: value for name, value in solver_params.items() if value is not None}
     options = spec.resolve(SolveOptions(want_flow=flow_file is not None, device=device,
                                         params=given))
-    outputs = [path for path in (flow_file, cut_file, trace_file) if path]
-    if outputs.count("-") > 1:
-        raise ParameterError("only one of --flow, --cut and --trace can be '-' (stdout)")
-    for path in outputs:
-        check_writable(path)
-    report_to_stderr = "-" in outputs  # stdout carries that output alone
+    report_to_stderr = check_outputs({"--flow": flow_file, "--cut": cut_file,
+                                      "--trace": trace_file})
     times = dict.fromkeys(TIME_PHASES, 0.0)
     times["compile"] = compile_shared() + spec.prepare(options)
 
