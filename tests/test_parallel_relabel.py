@@ -18,7 +18,7 @@ from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import SolveOptions, get_solver
 from maxflow_cli.solvers.parallel_relabel import (ABORTED, LONG_LIST, OWNER_CYCLE, OWNER_SHIFT,
                                                   Workspace, _bfs_levels, chunk, label_skew,
-                                                  line_of, mark_open_arcs, owned,
+                                                  block_of, mark_open_arcs, owned,
                                                   parallel_gap_relabel,
                                                   parallel_global_relabel, parallel_reverse_bfs,
                                                   threads_in_use, unlabel_owned)
@@ -43,17 +43,20 @@ def _scrambled_state(graph, seed):
     return res, excess, label
 
 
+BLOCK = 1 << OWNER_SHIFT  # labels a block
+
+
 def _labels_at(n, skew):
-    """n zero labels whose label[0] is at place `skew` of its cache line (see label_skew)."""
-    storage = np.zeros(n + 16, np.int32)
-    offset = (skew - label_skew(storage)) % 16
+    """n zero labels whose label[0] is at place `skew` of its block (see label_skew)."""
+    storage = np.zeros(n + BLOCK, np.int32)
+    offset = (skew - label_skew(storage)) % BLOCK
     return storage[offset:offset + n]
 
 
 def _assert_like_reverse_bfs(graph, res, threads, skew=0):
     """parallel_reverse_bfs gives reverse_bfs's labels and count, and lists the reached
     vertices level by level; on several threads, from the parallel levels (not from the
-    sequential fallback). `skew`: where the labels begin in a cache line."""
+    sequential fallback). `skew`: where the labels begin in a block."""
     expected = np.empty(graph.n, np.int32)
     reached = reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, expected,
                           np.empty(graph.n, np.int32))
@@ -105,21 +108,22 @@ def _owners(n, skew, threads):
     return (((np.arange(n) + skew) >> OWNER_SHIFT) % OWNER_CYCLE) % threads
 
 
-@pytest.mark.parametrize("n", [1, 15, 16, 17, 1000, 16 * OWNER_CYCLE + 3, 40 * OWNER_CYCLE])
+@pytest.mark.parametrize("n", [1, BLOCK - 1, BLOCK, BLOCK + 1, 1000, BLOCK * OWNER_CYCLE + 3,
+                               40 * OWNER_CYCLE])
 @pytest.mark.parametrize("threads", [1, 3, 16, 100])
-@pytest.mark.parametrize("skew", [0, 1, 15])
+@pytest.mark.parametrize("skew", [0, 1, BLOCK - 1])
 def test_owned_counts_each_threads_vertices(n, threads, skew):
     expected = np.bincount(_owners(n, skew, threads), minlength=threads)
     assert [owned(n, skew, threads, t) for t in range(threads)] == expected.tolist()
 
 
-@pytest.mark.parametrize("offset", range(17))
-def test_label_skew_is_label_0s_place_in_its_cache_line(offset):
+@pytest.mark.parametrize("offset", range(0, BLOCK + 1, 3))
+def test_label_skew_is_label_0s_place_in_its_block(offset):
     storage = np.empty(1000, np.int32)
     label = storage[offset:]
-    assert label_skew(label) == (label.ctypes.data % 64) // 4
-    lines = (label.ctypes.data + 4 * np.arange(label.shape[0])) // 64
-    assert (lines - lines[0] == line_of(np.arange(label.shape[0]), label_skew(label))).all()
+    assert label_skew(label) == (label.ctypes.data % (4 * BLOCK)) // 4
+    blocks = (label.ctypes.data + 4 * np.arange(label.shape[0])) // (4 * BLOCK)
+    assert (blocks - blocks[0] == block_of(np.arange(label.shape[0]), label_skew(label))).all()
 
 
 def test_parallel_bfs_falls_back_when_its_threads_cannot_meet():
@@ -140,7 +144,7 @@ def test_parallel_bfs_falls_back_when_its_threads_cannot_meet():
         assert (label == expected).all()
 
 
-@pytest.mark.parametrize("n", [1, 17, 16 * OWNER_CYCLE + 3, 40 * OWNER_CYCLE])
+@pytest.mark.parametrize("n", [1, BLOCK + 1, BLOCK * OWNER_CYCLE + 3, 40 * OWNER_CYCLE])
 @pytest.mark.parametrize("threads", [1, 3, 16])
 @pytest.mark.parametrize("skew", [0, 7])
 def test_unlabel_owned_covers_every_vertex_once(n, threads, skew):
@@ -177,15 +181,15 @@ def test_parallel_bfs_on_more_threads_than_cores(tmp_path):
 
 
 @pytest.mark.parametrize("threads", sorted({2, min(3, THREADS), THREADS}))
-@pytest.mark.parametrize("skew", [1, 8, 15])
-def test_parallel_bfs_on_labels_anywhere_in_a_cache_line(threads, skew):
+@pytest.mark.parametrize("skew", [1, BLOCK // 2, BLOCK - 1])
+def test_parallel_bfs_on_labels_anywhere_in_a_block(threads, skew):
     graph = _graph(rows=40, levels=7)
     _assert_like_reverse_bfs(graph, graph.initial_residuals(), threads, skew)
 
 
 @pytest.mark.parametrize("threads", sorted({2, THREADS}))
 def test_parallel_bfs_past_one_ownership_cycle(threads):
-    graph = _graph(rows=64, levels=300)  # 19202 vertices: more than OWNER_CYCLE lines
+    graph = _graph(rows=64, levels=1100)  # 70402 vertices: more than OWNER_CYCLE blocks
     _assert_like_reverse_bfs(graph, graph.initial_residuals(), threads)
 
 
