@@ -189,7 +189,7 @@ def test_parallel_bfs_on_labels_anywhere_in_a_block(threads, skew):
 
 @pytest.mark.parametrize("threads", sorted({2, THREADS}))
 def test_parallel_bfs_past_one_ownership_cycle(threads):
-    graph = _graph(rows=64, levels=1100)  # 70402 vertices: more than OWNER_CYCLE blocks
+    graph = _graph(rows=64, levels=300)  # 19202 vertices: more than OWNER_CYCLE blocks
     _assert_like_reverse_bfs(graph, graph.initial_residuals(), threads)
 
 

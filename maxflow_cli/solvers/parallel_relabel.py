@@ -109,18 +109,18 @@ def wait_until(words, index, value):
 
 
 LINE = 16  # int64s between two threads' words: a cache line (and its pair) each
-OWNER_SHIFT = 6  # a block of 1 << OWNER_SHIFT int32 labels (256 bytes) has one owner
+OWNER_SHIFT = 4  # a block of 1 << OWNER_SHIFT int32 labels (a cache line) has one owner
 OWNER_CYCLE = 1024  # blocks (a power of 2); block b belongs to thread (b % OWNER_CYCLE) % threads
 
 
 @numba.njit(cache=True)
 def label_skew(label):
-    """Where label[0] sits in its 256-byte block of memory, in labels. NumPy aligns large
-    arrays to 16 bytes only, so vertex v's label is in the array's block
+    """Where label[0] sits in its block of memory (see OWNER_SHIFT), in labels. NumPy aligns
+    large arrays to 16 bytes only, so vertex v's label is in the array's block
     (v + skew) >> OWNER_SHIFT: owning those blocks keeps every cache line of labels to one
-    writer. A block is four lines rather than one because the processor's prefetchers fetch
-    a line's neighbours too (measured on the H100 host: 12% faster BFS than one-line
-    ownership, whose prefetched neighbours another owner was writing)."""
+    writer. (Measured on the H100 host: blocks of 4 lines made the BFS 12% faster on
+    washington-rlg-wide, whose levels have 16 such blocks, but 20% slower on
+    washington-rlg-long, whose levels have 8, fewer than the threads.)"""
     return (label.ctypes.data >> 2) & ((1 << OWNER_SHIFT) - 1)
 
 
