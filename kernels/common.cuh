@@ -1,4 +1,4 @@
-// Device helpers shared by the kernels (push_relabel.cu, single_loop.cu). PyCUDA compiles
+// Device helpers shared by the kernels (push_relabel.cu, single_loop.cu, global_relabel.cu). PyCUDA compiles
 // the kernels with this directory on the include path (kernels/__init__.py, load()).
 
 #pragma once

@@ -65,6 +65,14 @@ def gpu_error(cuda, error, needed: int) -> MaxflowError:
     return MaxflowError(f"GPU error: {message}")
 
 
+def counter_values(counts, launches: int) -> dict[str, int]:
+    """A device's counters, from its three counts (pushes, relabels, arcs cancelled) and its
+    kernel launches."""
+    pushes, relabels, cancelled = (int(count) for count in counts)
+    return {"pushes": pushes, "relabels": relabels, "violations_cancelled": cancelled,
+            "kernel_launches": launches}
+
+
 class TwinDevice:
     """The kernels' Numba twins, launched on the CPU on arrays of their own."""
 
@@ -128,9 +136,7 @@ class TwinDevice:
                             self.head, self.rev, s["res"], s["label"])
 
     def counters(self) -> dict[str, int]:
-        pushes, relabels, cancelled = self.counts.tolist()
-        return {"pushes": pushes, "relabels": relabels, "violations_cancelled": cancelled,
-                "kernel_launches": self.launches}
+        return counter_values(self.counts, self.launches)
 
     def close(self) -> None:
         pass
@@ -220,31 +226,33 @@ class GpuDevice:
         self._timed("kernels", self.kernels[kernel].prepared_call, self.grid, self.block, *args)
         self.launches += 1
 
-    def _read_flag(self) -> bool:
+    def _launch_flagged(self, kernel: str, *args) -> bool:
+        """Launches a kernel whose arguments include self.flag, cleared first; whether the
+        kernel set it."""
+        self.cuda.memset_d32(self.flag, 0, 1)
+        self._launch(kernel, *args)
         self._timed("transfer", self.cuda.memcpy_dtoh, self.flag_host, self.flag)
         return bool(self.flag_host[0])
 
     def push_relabel(self, cycles: int) -> bool:
         """Runs push_relabel_kernel; whether an active vertex was seen."""
         s = self.state
-        self.cuda.memset_d32(self.flag, 0, 1)
-        self._launch("push_relabel", self.n, self.source, self.sink, cycles, self.first,
-                     self.head, self.rev, s["res"], s["excess"], s["label"], self.flag,
-                     self.counts)
-        return self._read_flag()
+        return self._launch_flagged("push_relabel", self.n, self.source, self.sink, cycles,
+                                    self.first, self.head, self.rev, s["res"], s["excess"],
+                                    s["label"], self.flag, self.counts)
 
     def single_loop(self) -> None:
         """Runs single_loop_kernel on each quarter of the vertices, on its own stream; the
         events on the default stream time the four together."""
-        cuda = self.cuda
         if "single_loop" not in self.kernels:  # compiled on first use: only openmp-cuda has it
             module = load("single_loop")
             self.kernels["single_loop"] = (module.get_function("single_loop_kernel")
                                            .prepare("iiiiiPPPPPPP"))
-            self.streams = [cuda.Stream() for _ in range(SINGLE_LOOP_STREAMS)]
+            self.streams = [self.cuda.Stream() for _ in range(SINGLE_LOOP_STREAMS)]
+        self._timed("kernels", self._launch_quarters)
+
+    def _launch_quarters(self) -> None:
         s = self.state
-        start, stop = self.events
-        start.record()
         for (begin, end), stream in zip(quarters(self.n), self.streams):
             threads = -(-(end - begin) // VERTICES_PER_THREAD)
             grid = (max(1, -(-threads // self.block[0])), 1)
@@ -252,9 +260,6 @@ class GpuDevice:
                 grid, self.block, stream, self.n, self.source, self.sink, begin, end,
                 self.first, self.head, self.rev, s["res"], s["excess"], s["label"], self.counts)
             self.launches += 1
-        stop.record()
-        stop.synchronize()
-        self.seconds["kernels"] += stop.time_since(start) / 1000
 
     def cancel_violations(self) -> None:
         s = self.state
@@ -268,17 +273,13 @@ class GpuDevice:
     def bfs_level(self, level: int, unreached: int) -> bool:
         """Runs one BFS level; whether it labelled a vertex."""
         s = self.state
-        self.cuda.memset_d32(self.flag, 0, 1)
-        self._launch("bfs_level", self.n, level, unreached, self.first, self.head, self.rev,
-                     s["res"], s["label"], self.flag)
-        return self._read_flag()
+        return self._launch_flagged("bfs_level", self.n, level, unreached, self.first,
+                                    self.head, self.rev, s["res"], s["label"], self.flag)
 
     def counters(self) -> dict[str, int]:
         counts = np.zeros(3, np.uint64)
         self.cuda.memcpy_dtoh(counts, self.counts)
-        pushes, relabels, cancelled = (int(c) for c in counts)
-        return {"pushes": pushes, "relabels": relabels, "violations_cancelled": cancelled,
-                "kernel_launches": self.launches}
+        return counter_values(counts, self.launches)
 
     def close(self) -> None:
         """Frees the device's GPU memory (what was allocated, where opening failed)."""

@@ -2,6 +2,8 @@
 // in He & Hong 2010, Program 4 lines 1-8). One thread per vertex in every kernel.
 // Numba twins: global_relabel_cpu.py (same per-vertex steps, same arrays).
 
+#include "common.cuh"  // atomic_add
+
 // Alg. 4.5: saturate every residual arc (u, v) with label(u) > label(v) + 1. Labels do not
 // change here, and the arcs (u, v) and (v, u) are touched by u's thread alone (both cannot
 // violate), but several threads may move excess into one vertex: excess updates are atomic.
@@ -19,10 +21,8 @@ extern "C" __global__ void cancel_violations_kernel(int n, const int *first, con
         if (delta > 0 && label[u] > label[head[a]] + 1) {
             res[a] = 0;
             res[rev[a]] += delta;
-            atomicAdd(reinterpret_cast<unsigned long long *>(&excess[u]),
-                      static_cast<unsigned long long>(-delta));
-            atomicAdd(reinterpret_cast<unsigned long long *>(&excess[head[a]]),
-                      static_cast<unsigned long long>(delta));
+            atomic_add(&excess[u], -delta);
+            atomic_add(&excess[head[a]], delta);
             atomicAdd(cancelled, 1ULL);
         }
     }
