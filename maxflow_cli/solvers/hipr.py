@@ -19,7 +19,7 @@ from maxflow_cli.residual import ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
 from maxflow_cli.solvers import Parameter, SolveOptions, SolverSpec, register
 from maxflow_cli.solvers.parallel_relabel import parallel_gap_relabel
-from maxflow_cli.solvers.relabel import saturate_source_arcs
+from maxflow_cli.solvers.relabel import lift_bucket, saturate_source_arcs
 
 # Slots of the counters array shared with the hybrids.
 PUSHES, RELABELS, GLOBAL_UPDATES, GAPS, GAP_VERTICES, WORK = range(6)
@@ -226,12 +226,8 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
                                                                    label, d, d_max)
                 else:
                     for level in range(d + 1, d_max + 1):
-                        k = first_inactive[level]
-                        while k != n:
-                            label[k] = n
-                            counters[GAP_VERTICES] += 1
-                            k = b_next[k]
-                        first_inactive[level] = n
+                        counters[GAP_VERTICES] += lift_bucket(first_inactive, b_next, label,
+                                                              level)
                 d_max = d - 1
                 a_max = d - 1
             if label[i] == n:

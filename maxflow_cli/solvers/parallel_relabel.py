@@ -24,7 +24,7 @@ from numba import prange
 from maxflow_cli.atomics import (acquire_fence, atomic_add, atomic_cas, atomic_load, atomic_store,
                                  yield_thread)
 from maxflow_cli.solvers import Parameter
-from maxflow_cli.solvers.relabel import reverse_bfs
+from maxflow_cli.solvers.relabel import lift_bucket, reverse_bfs
 
 THREADS_PARAMETER = Parameter(
     "threads", int, numba.config.NUMBA_NUM_THREADS,
@@ -428,15 +428,9 @@ def parallel_global_relabel(first, head, rev, res, excess, label, source, sink, 
 @numba.njit(parallel=True, cache=True)
 def parallel_gap_relabel(first_inactive, b_next, label, empty, d_max):
     """Alvino 2015, Algorithm 14 on hi_pr's buckets: the buckets above the empty one, up to
-    d_max, in parallel; every vertex in them is lifted to n and the bucket emptied (lists end
-    at n). Returns how many vertices were lifted."""
-    n = label.shape[0]
+    d_max, lifted in parallel (relabel.lift_bucket each). Returns how many vertices were
+    lifted."""
     lifted = 0
     for level in prange(empty + 1, d_max + 1):
-        k = first_inactive[level]
-        while k != n:
-            label[k] = n
-            lifted += 1
-            k = b_next[k]
-        first_inactive[level] = n
+        lifted += lift_bucket(first_inactive, b_next, label, level)
     return lifted

@@ -67,6 +67,21 @@ def sink_reaching(graph, res: np.ndarray) -> np.ndarray:
     return label < graph.n
 
 
+@numba.njit(cache=True, inline="always")
+def lift_bucket(first_inactive, b_next, label, level):
+    """hi_pr's gap relabeling of one bucket of inactive vertices (lists end at n): each is
+    lifted to n and the bucket emptied. Returns how many were lifted."""
+    n = label.shape[0]
+    lifted = 0
+    k = first_inactive[level]
+    while k != n:
+        label[k] = n
+        lifted += 1
+        k = b_next[k]
+    first_inactive[level] = n
+    return lifted
+
+
 def initialize_preflow(graph, allocate=np.empty):
     """He & Hong 2010, Program 2 (Hong's INIT, Alvino 2015 Algorithm 1 lines 1-16; Gutiérrez
     Mota 2012, alg. 4.2): residuals = capacities, labels 0 but the source's n, source arcs
