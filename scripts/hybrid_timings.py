@@ -12,15 +12,16 @@
 3. solvers: stage-1 seconds of hipr, lockfree (all threads) and, where a GPU is there, `cuda`,
    `hybrid` (all threads, and one) and `openmp-cuda`, at one paper size per family (He &
    Hong 2010 §VII; generator presets, seed 1), each certified and compared with hipr;
-   speedup over hipr; rounds on the CPU and on the GPU. Every solver is compiled and run once on the instance before it
-   is timed (warm-up), so compilation, kernel loading and first-touch costs stay out; then
-   the solvers take turns, --repeats times, and each one's median is reported (speedups
-   are ratios of medians measured in the same minutes).
+   speedup over hipr; rounds on the CPU and on the GPU. Every solver is compiled and run
+   once on the instance before it is timed (warm-up), so compilation, kernel loading and
+   first-touch costs stay out; then the solvers take turns, --repeats times, and each one's
+   median is reported (speedups are ratios of medians measured in the same minutes).
 4. sweep: openmp-cuda's --active-threshold (SWEEP) on every family, to find the crossover.
 A solve past --limit seconds is abandoned at its next return to Python (gpu_timings.run_one).
 """
 
 import argparse
+import functools
 import json
 import signal
 import statistics
@@ -69,12 +70,12 @@ def carrying_flow(graph, seed=5):
     return res
 
 
-def bfs_speedups(graphs: dict) -> list[dict]:
+def bfs_speedups(graph_named) -> list[dict]:
     """Alvino's Algorithm 13 BFS and He & Hong's whole Program 4 (violation cancellation, BFS,
     stranded excess; what the solvers call), sequential against all threads."""
     rows = []
     for name in ("washington-rlg-wide-1024", "genrmf-wide-64"):
-        g = graphs[name]
+        g = graph_named(name)
         space = Workspace(g)
         label, order = np.empty(g.n, np.int32), np.empty(g.n, np.int32)
         excess = np.random.default_rng(1).integers(0, 3, g.n).astype(np.int64)
@@ -167,6 +168,13 @@ def family_params(solver: str, family: str) -> dict:
     return {}
 
 
+def save(report: dict, path: str | None) -> None:
+    """The report as JSON in `path`, if one was given."""
+    if path:
+        with open(path, "w") as stream:
+            json.dump(report, stream, indent=1)
+
+
 SWEEP = (0, 4000, 65536)  # and the default, 17000, with the solvers
 
 
@@ -181,17 +189,18 @@ def main() -> None:
     signal.signal(signal.SIGALRM, _stop)
     solvers = ["hipr", "lockfree"] + ([] if gpu_unavailable() else ["cuda", "hybrid",
                                                                       "openmp-cuda"])
-    for solver in solvers:
+    solving = "solvers" in parts or "sweep" in parts
+    for solver in solvers if solving or "scaling" in parts else ():
         spec = get_solver(solver)
         print(f"compile {solver}: {spec.prepare(spec.resolve(SolveOptions())):.1f} s",
               flush=True)
-    graphs = {name: graph_of(name) for name in FAMILY_PRESETS}
+    graph_named = functools.cache(graph_of)  # each made once, when a part first needs it
     report = {"threads": ALL, "gpu": gpu_unavailable() or "yes", "bfs": [], "scaling": [],
               "solvers": []}
     if "bfs" in parts:
-        report["bfs"] = bfs_speedups(graphs)
+        report["bfs"] = bfs_speedups(graph_named)
     for name in ("washington-rlg-wide-1024", "acyclic-dense-2000") if "scaling" in parts else ():
-        rows = in_turns(graphs[name], [("lockfree", {"threads": k}) for k in (1, ALL)],
+        rows = in_turns(graph_named(name), [("lockfree", {"threads": k}) for k in (1, ALL)],
                         args.limit, args.repeats)
         report["scaling"].append({"instance": name, "rows": rows})
         if all("times" in row for row in rows):
@@ -199,7 +208,7 @@ def main() -> None:
             print(f"lockfree {name}: 1 thread {one:.3f} s, {ALL} threads {all_:.3f} s, "
                   f"scaling {one / all_:.2f}", flush=True)
     lines = []
-    for name in FAMILY_PRESETS:
+    for name in FAMILY_PRESETS if solving else ():
         family = generators.PRESETS[name].family
         entries = [("hipr", {})]
         if "solvers" in parts:
@@ -208,17 +217,17 @@ def main() -> None:
                 entries.append(("hybrid", family_params("hybrid", family) | {"threads": 1}))
         if "sweep" in parts and "openmp-cuda" in solvers:
             entries += [("openmp-cuda", {"threads": ALL, "active_threshold": k}) for k in SWEEP]
-        rows = in_turns(graphs[name], entries, args.limit, args.repeats)
+        rows = in_turns(graph_named(name), entries, args.limit, args.repeats)
         hipr = rows[0]
         report["solvers"].append({"instance": name, "rows": rows})
         for row in rows:
             lines.append(text(name, row, hipr))
             print(lines[-1], flush=True)
-        if args.json:
-            with open(args.json, "w") as stream:
-                json.dump(report, stream, indent=1)
-    print("\nstage 1, speedup over hipr:")
-    print("\n".join(lines))
+        save(report, args.json)  # what is done so far, should a later solve hang
+    save(report, args.json)
+    if lines:
+        print("\nstage 1, speedup over hipr:")
+        print("\n".join(lines))
 
 
 if __name__ == "__main__":

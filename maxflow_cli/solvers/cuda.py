@@ -112,7 +112,7 @@ def register_with_kernels(name: str, summary: str, citation: str, solve,
     """Register a solver whose kernels run on the GPU (the default where one can) or, with
     --device cpu, as their Numba twins."""
     register_compiled(name, summary, citation, solve, parameters, devices=("gpu", "cpu"),
-                        unavailable=device_unavailable, default_device=default_device)
+                      unavailable=device_unavailable, default_device=default_device)
 
 
 register_with_kernels(

@@ -400,7 +400,7 @@ HIPR_PARAMETERS = (
 )
 
 def register_compiled(name: str, summary: str, citation: str, solve,
-                        parameters: tuple[Parameter, ...], **devices) -> None:
+                      parameters: tuple[Parameter, ...], **devices) -> None:
     """Register a solver whose prepare step compiles it on a tiny graph; `devices` are
     SolverSpec's device fields, for solvers that also run elsewhere than on the CPU."""
     register(SolverSpec(name, summary, citation, solve,
