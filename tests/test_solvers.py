@@ -1,6 +1,7 @@
 """Every registered solver, on every device it can use here, against known values, an
 independent oracle and the certificate: fixed fixtures and hypothesis-generated graphs."""
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
@@ -12,6 +13,8 @@ from maxflow_cli.network import Network
 from maxflow_cli.residual import build_residual
 from maxflow_cli.result import SolveResult
 from maxflow_cli.solvers import REGISTRY, SolveOptions
+from maxflow_cli.solvers.hipr import COUNTER_NAMES, DONE, hipr_initialize, hipr_stage_one
+from maxflow_cli.solvers.relabel import reverse_bfs
 from oracle import max_flow_value
 
 
@@ -89,12 +92,6 @@ def test_random_networks_against_the_oracle(name, device, network, want_flow):
 def test_hipr_resumes_from_a_handed_over_state(path, expected):
     """The hybrids stop hipr at each global update, relabel, and resume it: the preflow stays
     valid across hand-overs and the answer is the same."""
-    import numpy as np
-
-    from maxflow_cli.solvers.hipr import (COUNTER_NAMES, DONE, hipr_initialize,
-                                          hipr_stage_one)
-    from maxflow_cli.solvers.relabel import reverse_bfs
-
     graph = build_residual(read_network(str(path))[0])
     res = graph.initial_residuals()
     excess = np.zeros(graph.n, np.int64)
@@ -120,10 +117,6 @@ def test_hipr_resumes_from_a_handed_over_state(path, expected):
 def test_hipr_with_alvino_parallel_gap_does_exactly_what_hi_pr_gap_does(path, expected):
     """Alvino's Algorithm 14 lifts the same vertices as hi_pr's gap, so every counter and the
     final state are identical with and without it."""
-    import numpy as np
-
-    from maxflow_cli.solvers.hipr import COUNTER_NAMES, hipr_initialize, hipr_stage_one
-
     graph = build_residual(read_network(str(path))[0])
     outcomes = []
     for parallel_gap in (False, True):
