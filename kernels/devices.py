@@ -123,7 +123,8 @@ class TwinDevice:
     def cancel_violations(self) -> None:
         s = self.state
         self.counts[2] += self._launch(global_relabel_cpu.cancel_violations, self.first,
-                                       self.head, self.rev, s["res"], s["excess"], s["label"])
+                                       self.head, self.rev, s["res"], s["excess"], s["label"],
+                                       self.source)
 
     def reset_labels(self, unreached: int) -> None:
         self._launch(global_relabel_cpu.reset_labels, self.n, self.source, self.sink, unreached,
@@ -172,7 +173,7 @@ class GpuDevice:
         self.kernels = {
             "push_relabel": push_relabel.get_function("push_relabel_kernel").prepare("iiiiPPPPPPPP"),
             "cancel_violations": global_relabel.get_function("cancel_violations_kernel")
-            .prepare("iPPPPPPP"),
+            .prepare("iiPPPPPPP"),
             "reset_labels": global_relabel.get_function("reset_labels_kernel").prepare("iiiiP"),
             "bfs_level": global_relabel.get_function("bfs_level_kernel").prepare("iiiPPPPPP"),
         }
@@ -263,8 +264,8 @@ class GpuDevice:
 
     def cancel_violations(self) -> None:
         s = self.state
-        self._launch("cancel_violations", self.n, self.first, self.head, self.rev, s["res"],
-                     s["excess"], s["label"], int(self.counts) + 16)
+        self._launch("cancel_violations", self.n, self.source, self.first, self.head, self.rev,
+                     s["res"], s["excess"], s["label"], int(self.counts) + 16)
 
     def reset_labels(self, unreached: int) -> None:
         self._launch("reset_labels", self.n, self.source, self.sink, unreached,

@@ -4,22 +4,29 @@
 
 #include "common.cuh"  // atomic_add
 
-// Alg. 4.5: saturate every residual arc (u, v) with label(u) > label(v) + 1. Labels do not
-// change here, and the arcs (u, v) and (v, u) are touched by u's thread alone (both cannot
-// violate), but several threads may move excess into one vertex: excess updates are atomic.
-// Adds the number of arcs cancelled to *cancelled.
-extern "C" __global__ void cancel_violations_kernel(int n, const int *first, const int *head,
-                                                    const int *rev, long long *res,
-                                                    long long *excess, const int *label,
+// Alg. 4.5: push along every residual arc (u, v) with label[u] > label[v] + 1, at most u's
+// excess (the source: the whole residual). The seeds push the whole residual, which leaves a
+// deficit at u when u has sent its excess elsewhere, and an unpaid deficit adds to the sink's
+// flow value; an arc left violating is harmless, the BFS that follows sets exact labels.
+// Labels do not change here, and the arcs (u, v) and (v, u) are touched by u's thread alone
+// (both cannot violate); only u's thread lowers e(u), but several threads may move excess
+// into one vertex: excess updates are atomic. Adds the arcs pushed along to *cancelled.
+extern "C" __global__ void cancel_violations_kernel(int n, int source, const int *first,
+                                                    const int *head, const int *rev,
+                                                    long long *res, long long *excess,
+                                                    const int *label,
                                                     unsigned long long *cancelled)
 {
     int u = blockIdx.x * blockDim.x + threadIdx.x;
     if (u >= n)
         return;
+    const volatile long long *excess_now = excess;
     for (int a = first[u]; a < first[u + 1]; ++a) {
         long long delta = res[a];
+        if (u != source)
+            delta = min(delta, max(excess_now[u], 0LL));
         if (delta > 0 && label[u] > label[head[a]] + 1) {
-            res[a] = 0;
+            res[a] -= delta;
             res[rev[a]] += delta;
             atomic_add(&excess[u], -delta);
             atomic_add(&excess[head[a]], delta);

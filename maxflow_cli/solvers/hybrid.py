@@ -149,7 +149,7 @@ class HandOver:
         cancelled = 0
         if self.last_device == "gpu":
             cancelled = int(parallel_cancel_violations(g.first, g.head, g.rev, self.res,
-                                                       self.excess, self.label))
+                                                       self.excess, self.label, g.source))
         parallel_reverse_bfs(g.first, g.head, g.rev, self.res, g.sink, self.label, space.order,
                              space.claimed, space.buffer, self.params["threads"])
         stranded, active = strand_and_count(self.label, self.excess, space.marked, g.source,

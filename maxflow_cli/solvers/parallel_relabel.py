@@ -23,6 +23,7 @@ from numba import prange
 
 from maxflow_cli.atomics import (acquire_fence, atomic_add, atomic_cas, atomic_load, atomic_store,
                                  yield_thread)
+from maxflow_cli.kernels.global_relabel_cpu import cancel_at
 from maxflow_cli.solvers import Parameter
 from maxflow_cli.solvers.relabel import lift_bucket, reverse_bfs
 
@@ -371,22 +372,15 @@ def parallel_reverse_bfs(first, head, rev, res, sink, label, order, claimed, buf
 
 
 @numba.njit(parallel=True, cache=True)
-def parallel_cancel_violations(first, head, rev, res, excess, label):
-    """The parallel twin of cancel_violations (He & Hong 2010, Program 4 lines 1-8): saturate
-    every residual arc (u, v) with label(u) > label(v) + 1. Only u's iteration touches the
-    pair (u, v), (v, u) (both cannot violate); excesses are added to atomically. Returns the
-    number of arcs cancelled."""
-    n = label.shape[0]
+def parallel_cancel_violations(first, head, rev, res, excess, label, source):
+    """The parallel twin of cancel_violations (He & Hong 2010, Program 4 lines 1-8, each
+    tail pushing at most the excess it had before the pass), the vertices in parallel: only
+    u's iteration touches the pair (u, v), (v, u) (both cannot violate) and lowers e(u).
+    Returns the number of arcs pushed along."""
+    budget = excess.copy()
     cancelled = 0
-    for u in prange(n):
-        for a in range(first[u], first[u + 1]):
-            delta = res[a]
-            if delta > 0 and label[u] > label[head[a]] + 1:
-                res[a] = 0
-                res[rev[a]] += delta
-                atomic_add(excess, u, -delta)
-                atomic_add(excess, head[a], delta)
-                cancelled += 1
+    for u in prange(label.shape[0]):
+        cancelled += cancel_at(u, first, head, rev, res, excess, label, source, budget[u])
     return cancelled
 
 
@@ -397,7 +391,7 @@ def parallel_global_relabel(first, head, rev, res, excess, label, source, sink, 
     twin of relabel.global_relabel_cpu. Also lists the active vertices in `active`.
     Returns (arcs cancelled, excess newly stranded, active vertices)."""
     n = label.shape[0]
-    cancelled = parallel_cancel_violations(first, head, rev, res, excess, label)
+    cancelled = parallel_cancel_violations(first, head, rev, res, excess, label, source)
     reached = parallel_reverse_bfs(first, head, rev, res, sink, label, order, claimed,
                                    buffer, threads)
     label[source] = n

@@ -128,7 +128,7 @@ def global_relabel_cpu(first, head, rev, res, excess, label, source, sink, marke
     never changes again: nothing pushes into a vertex labelled n). Returns (arcs cancelled,
     excess newly stranded, to subtract from ExcessTotal, active vertices left).
     """
-    cancelled = cancel_violations(first, head, rev, res, excess, label)
+    cancelled = cancel_violations(first, head, rev, res, excess, label, source)
     reverse_bfs(first, head, rev, res, sink, label, order)
     stranded, active = strand_and_count(label, excess, marked, source, sink)
     return cancelled, stranded, active
