@@ -40,9 +40,11 @@ def gpu_unavailable() -> str | None:
     return None
 
 
-def load(name: str):
-    """The PyCUDA module of ``<name>.cu``, compiled for the current device on first use."""
-    if name not in _modules:
+def load(name: str, defines: tuple[str, ...] = ()):
+    """The PyCUDA module of ``<name>.cu``, compiled for the current device on first use;
+    `defines` are preprocessor definitions (``"RES_T=int"``), each set compiled apart."""
+    key = (name, defines)
+    if key not in _modules:
         import pycuda.autoprimaryctx  # noqa: F401  (makes the first device's context current)
         import pycuda.driver as cuda
         from pycuda.compiler import SourceModule
@@ -50,7 +52,8 @@ def load(name: str):
         started = time.perf_counter()
         major, minor = cuda.Context.get_device().compute_capability()
         source = (KERNEL_DIR / f"{name}.cu").read_text()
-        _modules[name] = SourceModule(source, arch=f"sm_{major}{minor}", no_extern_c=True,
-                                      include_dirs=[str(KERNEL_DIR)])  # common.cuh
-        LOAD_SECONDS[name] = time.perf_counter() - started
-    return _modules[name]
+        _modules[key] = SourceModule(source, arch=f"sm_{major}{minor}", no_extern_c=True,
+                                     include_dirs=[str(KERNEL_DIR)],  # common.cuh
+                                     options=[f"-D{define}" for define in defines])
+        LOAD_SECONDS[" ".join((name,) + defines)] = time.perf_counter() - started
+    return _modules[key]

@@ -118,8 +118,8 @@ def parameter_defaults(name: str) -> str:
 
 
 def _load_solvers() -> None:
-    from maxflow_cli.solvers import (cuda, gpu_bfs, hipr, hybrid, lockfree,  # noqa: F401
-                                     openmp_cuda)  # (each registers itself)
+    from maxflow_cli.solvers import (cuda, gpu_bfs, gpu_sync, hipr, hybrid,  # noqa: F401
+                                     lockfree, openmp_cuda)  # (each registers itself)
 
 
 _load_solvers()

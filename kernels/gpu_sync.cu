@@ -1,0 +1,429 @@
+// gpu-sync: device-resident push-relabel in synchronous rounds over a compacted active list.
+//
+// Two persistent kernels, each a loop of grid-wide steps separated by a grid barrier of our
+// own (every block resident: the host sizes the grid from __launch_bounds__):
+// - global_relabel_kernel: exact labels by a queue-based reverse BFS from the sink, every
+//   level inside the one launch (Goldberg's global update; vertices it does not reach keep
+//   label n and leave the active set, the gap heuristic for free), then the active list of
+//   the next round.
+// - rounds_kernel: rounds of discharges of the listed vertices, each round building the next
+//   list (Baumstark, Blelloch & Shun 2015, synchronous rounds), until the list is empty, the
+//   work since the last relabel passes the host's budget (hi_pr's global-update rule), or
+//   `max_rounds` rounds ran.
+// A discharge follows He & Hong 2010's lock-free rule (Program 3): push to the lowest residual
+// neighbour when it is lower, else relabel to its label + 1; here every arc at that lowest
+// label takes a push in one pass. Only u's thread (or warp) lowers e(u) and the residuals of
+// u's arcs, so its reads of them are lower bounds and the preflow stays valid; others only add.
+// With `warp_per_vertex` (dense graphs) a warp discharges or scans each listed vertex;
+// otherwise a thread does, and a warp takes the vertices of more than HEAVY_DEGREE arcs. RES_T (int or long long) is the residual type, chosen by the host from the capacities.
+// Numba twin: gpu_sync_cpu.py (same steps, vertices of a round in parallel on CPU threads).
+
+#include <cooperative_groups.h>
+
+#include "common.cuh"  // atomic_add, warp_sum
+
+namespace cg = cooperative_groups;
+
+#ifndef RES_T
+#define RES_T long long
+#endif
+
+#define BLOCK 512
+#define MIN_BLOCKS 2        // blocks of BLOCK threads resident per multiprocessor
+#define HEAVY_DEGREE 32     // more arcs than this: a warp per vertex
+#define MAX_STEPS 64        // push or relabel steps per vertex per round
+
+// Slots of `stats` (64-bit), shared with the host (kernels/gpu_sync.py).
+#define WORK 0          // arcs scanned + BETA per relabel since the last global relabel
+#define PUSHES 1
+#define RELABELS 2
+#define ROUND 3         // rounds run so far: round r reads list r % 2 and count slot r % 3
+#define BFS_LEVELS 4
+#define ACTIVE 5        // vertices in the current list
+#define STOP 6          // set when WORK reached the budget (written between two barriers)
+#define COUNTS 8        // 3 rotating list counts: slots COUNTS .. COUNTS + 2
+#define ARRIVED 16      // grid barrier: the two words on cache lines of their own
+#define GENERATION 32
+
+typedef unsigned long long u64;
+
+static __device__ __forceinline__ void add_res(RES_T *address, long long value)
+{
+    if constexpr (sizeof(RES_T) == 4)
+        atomicAdd(reinterpret_cast<int *>(address), static_cast<int>(value));
+    else
+        atomic_add(reinterpret_cast<long long *>(address), value);
+}
+
+// All threads of the grid wait here until every thread has arrived; memory written before
+// is visible after. Needs every block resident.
+static __device__ void grid_barrier(long long *stats)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        volatile long long *generation = &stats[GENERATION];
+        long long seen = *generation;
+        __threadfence();
+        if (atomicAdd(reinterpret_cast<u64 *>(&stats[ARRIVED]), 1ULL) == gridDim.x - 1) {
+            stats[ARRIVED] = 0;
+            __threadfence();
+            atomicAdd(reinterpret_cast<u64 *>(&stats[GENERATION]), 1ULL);
+        } else {
+            while (*generation == seen)
+                __nanosleep(32);
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+// list[count++] = value for each calling thread, one atomic per group of converged lanes.
+static __device__ void append(int *list, long long *count, int value)
+{
+    cg::coalesced_group lanes = cg::coalesced_threads();
+    long long base = 0;
+    if (lanes.thread_rank() == 0)
+        base = static_cast<long long>(
+            atomicAdd(reinterpret_cast<u64 *>(count), static_cast<u64>(lanes.size())));
+    base = lanes.shfl(base, 0);
+    list[base + lanes.thread_rank()] = value;
+}
+
+// Reads of state other threads change: from L2 (coherent), never from a stale L1 line.
+static __device__ __forceinline__ long long fresh(const long long *address)
+{
+    return __ldcg(address);
+}
+
+static __device__ __forceinline__ int fresh(const int *address) { return __ldcg(address); }
+
+// A control value read once per block and shared with its threads (every thread calls it).
+static __device__ long long block_read(const long long *address)
+{
+    __shared__ long long value;
+    __syncthreads();  // the last value has been used
+    if (threadIdx.x == 0)
+        value = fresh(address);
+    __syncthreads();
+    return value;
+}
+
+// ---------------------------------------------------------------- global relabel
+
+// Labels w = level + 1 through arc a of u (the residual arc (w, u)); queues w once.
+static __device__ __forceinline__ void visit(int a, int level, int n, int source,
+                                             const int *head, const int *rev,
+                                             const RES_T *res, int *label, int *next,
+                                             long long *next_count)
+{
+    int w = __ldg(&head[a]);
+    if (w != source && fresh(&label[w]) == n && __ldg(&res[__ldg(&rev[a])]) > 0
+        && atomicCAS(&label[w], n, level + 1) == n)
+        append(next, next_count, w);
+}
+
+// Exact distances to the sink over residual arcs (n where the sink is out of reach; the
+// source keeps n), then the list of active vertices (excess > 0, label < n) for round ROUND.
+extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
+global_relabel_kernel(int n, int source, int sink, int warp_per_vertex, const int *first,
+                      const int *head,
+                      const int *rev, const RES_T *res, const long long *excess, int *label,
+                      int *queued, int *list0, int *list1, long long *stats)
+{
+    int threads = gridDim.x * blockDim.x;
+    int id = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int v = id; v < n; v += threads)
+        label[v] = v == sink ? 0 : n;
+    if (id == 0) {
+        list0[0] = sink;
+        stats[COUNTS] = 1;
+        stats[COUNTS + 1] = 0;
+    }
+    grid_barrier(stats);
+    int level = 0;
+    for (;; ++level) {
+        long long count = block_read(&stats[COUNTS + level % 3]);
+        if (count == 0)
+            break;
+        if (id == 0)
+            stats[COUNTS + (level + 2) % 3] = 0;
+        const int *frontier = level % 2 ? list1 : list0;
+        int *next = level % 2 ? list0 : list1;
+        long long *next_count = &stats[COUNTS + (level + 1) % 3];
+        int lane = threadIdx.x & 31;
+        int warps = threads / 32;
+        if (warp_per_vertex) {
+            for (long long i = id / 32; i < count; i += warps) {
+                int u = frontier[i];
+                for (int a = first[u] + lane; a < first[u + 1]; a += 32)
+                    visit(a, level, n, source, head, rev, res, label, next, next_count);
+            }
+        } else {
+            for (long long base = (id / 32) * 32LL; base < count; base += warps * 32LL) {
+                long long i = base + lane;
+                int u = i < count ? frontier[i] : -1;
+                int begin = u >= 0 ? first[u] : 0, end = u >= 0 ? first[u + 1] : 0;
+                bool heavy = end - begin > HEAVY_DEGREE;
+                if (!heavy)
+                    for (int a = begin; a < end; ++a)
+                        visit(a, level, n, source, head, rev, res, label, next, next_count);
+                unsigned int heavies = __ballot_sync(0xffffffffu, heavy);
+                while (heavies) {
+                    int owner = __ffs(heavies) - 1;
+                    heavies &= heavies - 1;
+                    int from = __shfl_sync(0xffffffffu, begin, owner);
+                    int to = __shfl_sync(0xffffffffu, end, owner);
+                    for (int a = from + lane; a < to; a += 32)
+                        visit(a, level, n, source, head, rev, res, label, next, next_count);
+                }
+            }
+        }
+        grid_barrier(stats);
+    }
+    // the active list of the next round
+    long long round = block_read(&stats[ROUND]);
+    int *list = round % 2 ? list1 : list0;
+    long long *count = &stats[COUNTS + round % 3];
+    grid_barrier(stats);  // every thread has read the last level's (empty) count
+    if (id == 0) {
+        stats[COUNTS + round % 3] = 0;
+        stats[BFS_LEVELS] += level;
+        stats[WORK] = 0;
+        stats[STOP] = 0;
+    }
+    grid_barrier(stats);
+    for (int v = id; v < n; v += threads) {
+        if (v != source && v != sink && label[v] < n && excess[v] > 0) {
+            queued[v] = static_cast<int>(round);
+            append(list, count, v);
+        }
+    }
+    grid_barrier(stats);
+    if (id == 0) {
+        stats[ACTIVE] = *count;
+        stats[COUNTS + (round + 1) % 3] = 0;
+    }
+}
+
+// ---------------------------------------------------------------- rounds
+
+// Queues v for round `round` once (`queued` holds the round a vertex was last queued for).
+static __device__ __forceinline__ void enqueue(int v, int round, int *queued, int *next,
+                                               long long *next_count)
+{
+    if (atomicExch(&queued[v], round) != round)
+        append(next, next_count, v);
+}
+
+// Moves delta along arc a of u (u's thread or lane alone) and queues its head when it
+// turned active.
+static __device__ __forceinline__ void push(int u, int a, long long delta, int round, int n,
+                                            int source, int sink, const int *head,
+                                            const int *rev, RES_T *res, long long *excess,
+                                            const int *label, int *queued, int *next,
+                                            long long *next_count)
+{
+    int w = head[a];
+    add_res(&res[rev[a]], delta);
+    add_res(&res[a], -delta);
+    atomic_add(&excess[u], -delta);
+    long long before = static_cast<long long>(
+        atomicAdd(reinterpret_cast<u64 *>(&excess[w]), static_cast<u64>(delta)));
+    if (before <= 0 && w != sink && w != source && fresh(&label[w]) < n)
+        enqueue(w, round, queued, next, next_count);
+}
+
+// One thread discharges a vertex of few arcs: up to MAX_STEPS steps, each finding the lowest
+// residual neighbour, then pushing along every arc at that label or relabeling. Returns the
+// work done (arcs scanned, beta per relabel); counts pushes and relabels.
+static __device__ long long discharge_alone(int u, int round, int n, int source, int sink,
+                                            int beta, const int *first, const int *head,
+                                            const int *rev, RES_T *res, long long *excess,
+                                            int *label, int *queued, int *next,
+                                            long long *next_count, unsigned int *pushes,
+                                            unsigned int *relabels)
+{
+    int begin = first[u], end = first[u + 1];
+    int h = label[u];
+    long long e = fresh(&excess[u]);
+    long long work = 0;
+    for (int step = 0; step < MAX_STEPS && e > 0 && h < n; ++step) {
+        int lowest = 2 * n;
+        for (int a = begin; a < end; ++a) {
+            if (fresh(&res[a]) > 0) {
+                int l = fresh(&label[head[a]]);
+                lowest = min(lowest, l);
+            }
+        }
+        work += end - begin;
+        if (lowest >= 2 * n)
+            break;  // the pushes that gave u its excess are not visible yet
+        if (h > lowest) {
+            for (int a = begin; a < end && e > 0; ++a) {
+                long long r = fresh(&res[a]);
+                if (r > 0 && fresh(&label[head[a]]) == lowest) {
+                    long long delta = min(e, r);
+                    push(u, a, delta, round, n, source, sink, head, rev, res, excess, label,
+                         queued, next, next_count);
+                    e -= delta;
+                    ++*pushes;
+                }
+            }
+            e = fresh(&excess[u]);
+        } else {
+            h = lowest + 1;
+            label[u] = h;
+            work += beta;
+            ++*relabels;
+        }
+    }
+    return work;
+}
+
+// The same discharge by a whole warp (every lane calls it with the same u): the lowest label
+// by a warp reduction, the pushes at that label in arc order by a warp prefix sum.
+static __device__ long long discharge_by_warp(int u, int round, int n, int source, int sink,
+                                              int beta, const int *first, const int *head,
+                                              const int *rev, RES_T *res, long long *excess,
+                                              int *label, int *queued, int *next,
+                                              long long *next_count, unsigned int *pushes,
+                                              unsigned int *relabels)
+{
+    int lane = threadIdx.x & 31;
+    int begin = first[u], end = first[u + 1];
+    int h = label[u];
+    long long e = fresh(&excess[u]);
+    long long work = 0;
+    for (int step = 0; step < MAX_STEPS && e > 0 && h < n; ++step) {
+        int lowest = 2 * n;
+        for (int a = begin + lane; a < end; a += 32)
+            if (fresh(&res[a]) > 0)
+                lowest = min(lowest, fresh(&label[head[a]]));
+        for (int offset = 16; offset > 0; offset /= 2)
+            lowest = min(lowest, __shfl_xor_sync(0xffffffffu, lowest, offset));
+        work += end - begin;
+        if (lowest >= 2 * n)
+            break;
+        if (h > lowest) {
+            for (int chunk = begin; chunk < end && e > 0; chunk += 32) {
+                int a = chunk + lane;
+                long long r = 0;
+                if (a < end) {
+                    r = fresh(&res[a]);
+                    if (r > 0 && fresh(&label[head[a]]) != lowest)
+                        r = 0;
+                }
+                long long before = r;  // inclusive prefix sum of the pushable residuals
+                for (int offset = 1; offset < 32; offset *= 2) {
+                    long long below = __shfl_up_sync(0xffffffffu, before, offset);
+                    if (lane >= offset)
+                        before += below;
+                }
+                long long total = __shfl_sync(0xffffffffu, before, 31);
+                before -= r;
+                long long delta = min(r, max(e - before, 0LL));
+                if (delta > 0) {
+                    push(u, a, delta, round, n, source, sink, head, rev, res, excess, label,
+                         queued, next, next_count);
+                    ++*pushes;
+                }
+                e -= min(e, total);
+            }
+            __syncwarp();
+            e = fresh(&excess[u]);
+        } else {
+            h = lowest + 1;
+            if (lane == 0) {
+                label[u] = h;
+                ++*relabels;
+            }
+            work += beta;
+        }
+    }
+    return lane == 0 ? work : 0;
+}
+
+// Rounds over the active list until it is empty, the work since the last global relabel
+// reaches `budget`, or `max_rounds` rounds ran (the host launches it with STOP clear). Every
+// thread decides alike: what the loop test reads changes only between two barriers. Round r discharges list r % 2 and builds
+// list (r + 1) % 2: the vertices that stay active and those its pushes made active.
+extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
+rounds_kernel(int n, int source, int sink, int warp_per_vertex, int beta, long long budget,
+              int max_rounds,
+              const int *first, const int *head, const int *rev, RES_T *res,
+              long long *excess, int *label, int *queued, int *list0, int *list1,
+              long long *stats)
+{
+    int threads = gridDim.x * blockDim.x;
+    int id = blockIdx.x * blockDim.x + threadIdx.x;
+    int lane = threadIdx.x & 31;
+    int warps = threads / 32;
+    unsigned int pushes = 0, relabels = 0;
+    long long work = 0;
+    for (int done = 0; done < max_rounds; ++done) {
+        long long round = block_read(&stats[ROUND]);
+        long long count = block_read(&stats[COUNTS + round % 3]);
+        if (count == 0 || block_read(&stats[STOP]))
+            break;
+        const int *list = round % 2 ? list1 : list0;
+        int *next = round % 2 ? list0 : list1;
+        long long *next_count = &stats[COUNTS + (round + 1) % 3];
+        int next_round = static_cast<int>(round + 1);
+        if (id == 0)
+            stats[COUNTS + (round + 2) % 3] = 0;
+        if (warp_per_vertex) {
+            for (long long i = id / 32; i < count; i += warps) {
+                int u = list[i];
+                work += discharge_by_warp(u, next_round, n, source, sink, beta, first, head,
+                                          rev, res, excess, label, queued, next, next_count,
+                                          &pushes, &relabels);
+                if (lane == 0 && fresh(&excess[u]) > 0 && fresh(&label[u]) < n)
+                    enqueue(u, next_round, queued, next, next_count);
+            }
+        } else {
+            for (long long base = (id / 32) * 32LL; base < count; base += warps * 32LL) {
+                long long i = base + lane;
+                int u = i < count ? list[i] : -1;
+                bool heavy = u >= 0 && first[u + 1] - first[u] > HEAVY_DEGREE;
+                if (u >= 0 && !heavy)
+                    work += discharge_alone(u, next_round, n, source, sink, beta, first, head, rev,
+                                            res, excess, label, queued, next, next_count, &pushes,
+                                            &relabels);
+                unsigned int heavies = __ballot_sync(0xffffffffu, heavy);
+                while (heavies) {
+                    int owner = __ffs(heavies) - 1;
+                    heavies &= heavies - 1;
+                    int v = __shfl_sync(0xffffffffu, u, owner);
+                    work += discharge_by_warp(v, next_round, n, source, sink, beta, first, head,
+                                              rev, res, excess, label, queued, next, next_count,
+                                              &pushes, &relabels);
+                }
+                // a discharged vertex still active goes to the next round (once)
+                if (u >= 0) {
+                    long long left = fresh(&excess[u]);
+                    if (left > 0 && fresh(&label[u]) < n)
+                        enqueue(u, next_round, queued, next, next_count);
+                }
+            }
+        }
+        long long warp_work = work;
+        for (int offset = 16; offset > 0; offset /= 2)
+            warp_work += __shfl_down_sync(0xffffffffu, warp_work, offset);
+        if (lane == 0 && warp_work > 0)
+            atomicAdd(reinterpret_cast<u64 *>(&stats[WORK]), static_cast<u64>(warp_work));
+        work = 0;
+        grid_barrier(stats);
+        if (id == 0) {
+            stats[ROUND] = round + 1;
+            stats[ACTIVE] = *next_count;
+            stats[STOP] = stats[WORK] >= budget;
+        }
+        grid_barrier(stats);
+    }
+    pushes = warp_sum(pushes);
+    relabels = warp_sum(relabels);
+    if (lane == 0 && pushes + relabels > 0) {
+        atomicAdd(reinterpret_cast<u64 *>(&stats[PUSHES]), static_cast<u64>(pushes));
+        atomicAdd(reinterpret_cast<u64 *>(&stats[RELABELS]), static_cast<u64>(relabels));
+    }
+}
