@@ -126,7 +126,7 @@ class External:
             raise RunFailed(f"exited with status {status}{_quote(errors or output)}")
         matches = list((self.pattern or FLOW_LINE).finditer(output))
         if not matches:
-            expected = f"nothing matches {self.pattern.pattern!r}" if self.pattern else "no 'c flow:' or 's' line"
+            expected = f"nothing matches the pattern {self.pattern.pattern}" if self.pattern else "no 'c flow:' or 's' line"
             raise RunFailed(f"printed no flow value ({expected}){_quote(output or errors)}")
         last = matches[-1]
         flow_text = last.group(1) if last.re.groups else last.group(0)
