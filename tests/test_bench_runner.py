@@ -99,3 +99,19 @@ def test_a_wrong_baseline_fails_its_certificate(register):
 def test_flow_runs_stage_two_timed_apart():
     run = run_benchmark(TINY[:1], choose_solvers("", "hipr", True), FAST)
     assert "stage2" in run.cells[0].phases
+
+
+@pytest.mark.parametrize("interleave, order", [
+    (False, ["one"] * 3 + ["two"] * 3),
+    (True, ["one", "two"] * 3),  # the warm-ups in turn, then one measured run of each per round
+])
+def test_cells_run_one_after_the_other_or_interleaved(register, interleave, order):
+    calls = []
+    for name in ("one", "two"):
+        register(SolverSpec(name, "records its calls", "tests",
+                            lambda graph, options, name=name: calls.append(name) or solve_hipr(graph, options),
+                            prepare=lambda options: 0.0, parameters=HIPR_PARAMETERS))
+    settings = Settings(repeat=2, warmup=1, min_time=0.0, interleave=interleave)
+    run = run_benchmark(TINY[:1], choose_solvers("two", "one", False), settings)
+    assert calls == order
+    assert [len(cell.samples) for cell in run.cells] == [2, 2] and run.problems == []

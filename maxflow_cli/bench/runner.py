@@ -3,7 +3,8 @@
 Method: each solver configuration is compiled once first (``prepare``; the seconds are reported,
 never counted); each instance is read or generated and built once; per (instance, solver)
 cell, ``warmup`` runs are discarded, then runs are measured until there are at least
-``repeat`` of them *and* their wall time adds up to ``min_time`` seconds. Every ``solve``
+``repeat`` of them *and* their wall time adds up to ``min_time`` seconds; one cell after the
+other, or with ``interleave`` the configurations in turn, one run each per round. Every ``solve``
 starts from a fresh state built from the graph. The time measured is the solver's own
 ``stage1`` (the maximum preflow: what every seed times and hi_pr prints as ``cut tm``);
 its other phases and counters are kept as medians over the runs. External programs
@@ -39,6 +40,7 @@ class Settings:
     warmup: int = 1
     min_time: float = 1.0
     want_flow: bool = False
+    interleave: bool = False  # run the configurations in turn, one run each per round
 
 
 @dataclass(frozen=True)
@@ -181,57 +183,77 @@ class BenchRun:
         return found + [problem for cell in self.cells for problem in (cell.failure, cell.mismatch) if problem]
 
 
-def _runs(choice, graph: ResidualGraph, dimacs: DimacsInput, settings: Settings):
-    """Yield (measured, result, wall seconds): the warm-up runs, then measured ones until both
-    minimums are met."""
-    for _ in range(settings.warmup):
-        yield False, choice.run(graph, dimacs), 0.0
-    count, spent = 0, 0.0
-    while count < settings.repeat or spent < settings.min_time:
-        started = time.perf_counter()
-        result = choice.run(graph, dimacs)
-        wall = time.perf_counter() - started
-        spent += wall
-        count += 1
-        yield True, result, wall
-
-
 def _medians(records: list[dict]) -> dict:
     """Per key, the median over the runs that report it."""
     keys = dict.fromkeys(key for record in records for key in record)
     return {key: np.median([record[key] for record in records if key in record]).item() for key in keys}
 
 
-def measure(choice, instance: str, graph: ResidualGraph, dimacs: DimacsInput, settings: Settings,
-            reference: int | None) -> tuple[Cell, SolveResult | None]:
-    """One cell of a Choice or an External; ``reference`` is the flow value every run must give
-    (None: the first run's). Returns the cell and the first run's result (for the certificate).
-    An external program's failed run ends its cell, with the failure."""
-    first, walls, times, counters, wrong, failure, run = None, [], [], [], [], None, 0
-    try:
-        for run, (measured, result, wall) in enumerate(_runs(choice, graph, dimacs, settings), start=1):
-            if first is None:
-                first = result
-                reference = result.flow_value if reference is None else reference
-            if result.flow_value != reference:
-                wrong.append((run, result.flow_value))
-            if measured:
-                walls.append(wall)
-                times.append(result.times)
-                counters.append(result.counters)
-    except RunFailed as error:
-        failure = f"{instance}: {choice.label} failed in run {run + 1}: {error}"
-    mismatch = None
-    if wrong:
-        mismatch = (f"{instance}: {choice.label} gave flow value {wrong[0][1]} in run {wrong[0][0]} "
-                    f"({len(wrong)} of {run} runs differ), not {reference}")
-    timed = "stage1" if all("stage1" in entry for entry in times) else "wall"
-    medians = {name: int(round(value)) for name, value in _medians(counters).items()}
-    cell = Cell(instance, choice.label, choice.kind, choice.device, choice.params,
-                [entry[timed] for entry in times] if not failure else [], timed, walls, settings.warmup,
-                first.flow_value if first else None, _medians(times), medians,
-                getattr(first, "trace", []), mismatch, failure)
-    return cell, first
+class _Tally:
+    """The runs of one configuration (a Choice or an External) on one instance, as they come."""
+
+    def __init__(self, choice, instance: str):
+        self.choice, self.instance = choice, instance
+        self.first: SolveResult | None = None  # the first run's result (the baseline's is certified)
+        self.walls, self.times, self.counters, self.wrong = [], [], [], []
+        self.runs, self.spent, self.expected, self.failure = 0, 0.0, None, None
+
+    def done(self, settings: Settings) -> bool:
+        """Whether it has failed or has its measured runs: at least --repeat, adding up to --min-time."""
+        return self.failure is not None or (len(self.walls) >= settings.repeat and self.spent >= settings.min_time)
+
+    def run(self, graph: ResidualGraph, dimacs: DimacsInput, measured: bool, reference: int | None) -> None:
+        """One run, whose flow value must be ``reference`` (None: the baseline's first run, this one)."""
+        self.runs += 1
+        started = time.perf_counter()
+        try:
+            result = self.choice.run(graph, dimacs)
+        except RunFailed as error:
+            self.failure = f"{self.instance}: {self.choice.label} failed in run {self.runs}: {error}"
+            return
+        wall = time.perf_counter() - started
+        if self.first is None:
+            self.first = result
+        self.expected = result.flow_value if reference is None else reference
+        if result.flow_value != self.expected:
+            self.wrong.append((self.runs, result.flow_value))
+        if measured:
+            self.spent += wall
+            self.walls.append(wall)
+            self.times.append(result.times)
+            self.counters.append(result.counters)
+
+    def cell(self, warmup: int) -> Cell:
+        mismatch = None
+        if self.wrong:
+            (run, value), count = self.wrong[0], len(self.wrong)
+            mismatch = (f"{self.instance}: {self.choice.label} gave flow value {value} in run {run} "
+                        f"({count} of {self.runs} runs differ), not {self.expected}")
+        timed = "stage1" if all("stage1" in entry for entry in self.times) else "wall"
+        choice = self.choice
+        return Cell(self.instance, choice.label, choice.kind, choice.device, choice.params,
+                    [] if self.failure else [entry[timed] for entry in self.times], timed, self.walls, warmup,
+                    self.first.flow_value if self.first else None, _medians(self.times),
+                    {name: int(round(value)) for name, value in _medians(self.counters).items()},
+                    getattr(self.first, "trace", []), mismatch, self.failure)
+
+
+def _schedule(tallies: list[_Tally], settings: Settings):
+    """Yield (tally, measured) in the order the runs happen. By default each configuration in
+    turn: its warm-up runs, then its measured runs until it has enough. With ``interleave``,
+    round by round: every configuration's warm-ups, then one measured run of each configuration
+    that needs more per round, so that a drifting machine hits every configuration alike."""
+    if not settings.interleave:
+        for tally in tallies:
+            for _ in range(settings.warmup):
+                yield tally, False
+            while not tally.done(settings):
+                yield tally, True
+        return
+    for _ in range(settings.warmup):
+        yield from ((tally, False) for tally in tallies)
+    while not all(tally.done(settings) for tally in tallies):
+        yield from ((tally, True) for tally in tallies if not tally.done(settings))
 
 
 Progress = Callable[[str, int], None]
@@ -240,7 +262,8 @@ Progress = Callable[[str, int], None]
 
 def bench_instance(instance: Instance, choices: list, settings: Settings,
                    progress: Progress = lambda text, done: None) -> tuple[InstanceRecord, list[Cell]]:
-    """Load and build ``instance`` once, run every choice on it, check the baseline's answer."""
+    """Load and build ``instance`` once, run every choice on it (the baseline, first, gives the
+    flow value every run must give), then check the baseline's answer outside the timing."""
     progress(f"{instance.name}: loading", 0)
     started = time.perf_counter()
     network, warnings = instance.load()
@@ -248,23 +271,22 @@ def bench_instance(instance: Instance, choices: list, settings: Settings,
     started = time.perf_counter()
     graph = build_residual(network)
     record = InstanceRecord(instance, graph.n, graph.m, read, time.perf_counter() - started, warnings)
-    cells, reference = [], None
+    tallies = [_Tally(choice.bound(instance), instance.name) for choice in choices]
+    baseline = tallies[0]
     dimacs = DimacsInput(instance.path, network)
     try:
-        for choice in choices:
-            progress(f"{instance.name}: {choice.label}", len(cells))
-            cell, first = measure(choice.bound(instance), instance.name, graph, dimacs, settings, reference)
-            cells.append(cell)
-            if reference is None:  # the baseline: check its answer once, outside the timing
-                reference = first.flow_value
-                started = time.perf_counter()
-                certificate = check_answer(graph, first)
-                record.check_seconds = time.perf_counter() - started
-                record.check_problems = certificate.problems
-                record.cut_capacity = certificate.cut_capacity
+        for tally, measured in _schedule(tallies, settings):
+            if tally.failure is None:
+                progress(f"{instance.name}: {tally.choice.label}", sum(t.done(settings) for t in tallies))
+                tally.run(graph, dimacs, measured, baseline.first.flow_value if baseline.first else None)
     finally:
         dimacs.close()
-    return record, cells
+    started = time.perf_counter()
+    certificate = check_answer(graph, baseline.first)
+    record.check_seconds = time.perf_counter() - started
+    record.check_problems = certificate.problems
+    record.cut_capacity = certificate.cut_capacity
+    return record, [tally.cell(settings.warmup) for tally in tallies]
 
 
 def run_benchmark(instances: list[Instance], choices: list, settings: Settings,

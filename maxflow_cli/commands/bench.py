@@ -71,6 +71,9 @@ def bench() -> None:
               help="Measured wall time per cell, at least (more runs until reached).")
 @click.option("--warmup", type=click.IntRange(0), default=1, show_default=True, metavar="K",
               help="Runs per cell discarded before measuring.")
+@click.option("--interleave", is_flag=True,
+              help="Run the configurations in turn on each instance, one run each per round (as one compares "
+                   "two programs on a machine whose speed drifts), instead of one cell after the other.")
 @click.option("--suite", "suite_name", type=click.Choice(list(SUITES)),
               help=f"A named set of instances (see --list-suites). [default: {DEFAULT_SUITE}, when no INSTANCE]")
 @click.option("--seeds", "seed_count", type=click.IntRange(1), metavar="K",
@@ -82,8 +85,8 @@ def bench() -> None:
 @click.option("--csv", "csv_file", metavar="FILE", help="Write one row per (instance, solver).")
 @click.option("--plot", "plot_file", metavar="FILE.png",
               help="Draw time against size per family (needs matplotlib: pip install 'maxflow[plot]').")
-def run(instances, solvers, baseline, externals, patterns, external_timeout, repeat, min_time, warmup, suite_name,
-        seed_count, list_suites, flow, detail, json_file, csv_file, plot_file):
+def run(instances, solvers, baseline, externals, patterns, external_timeout, repeat, min_time, warmup, interleave,
+        suite_name, seed_count, list_suites, flow, detail, json_file, csv_file, plot_file):
     """Time solvers on instances and print a table per family with speedups over the baseline.
 
     An INSTANCE is a DIMACS file, a quoted glob ('data/*.max'), a preset with optional seeds
@@ -129,7 +132,7 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("compiling", total=len(chosen) * len(choices))
-        settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow)
+        settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow, interleave=interleave)
         outcome = run_benchmark(chosen, choices, settings,
                                 lambda text, done: progress.update(task, description=text, completed=done))
 
