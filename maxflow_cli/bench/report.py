@@ -18,8 +18,8 @@ from rich.table import Table
 from maxflow_cli.bench.published import PublishedRow
 from maxflow_cli.bench.results import Change
 from maxflow_cli.bench.runner import BenchRun, Cell
-from maxflow_cli.bench.suites import Suite
 from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE, geometric_mean
+from maxflow_cli.bench.suites import Suite
 from maxflow_cli.errors import MaxflowError
 from maxflow_cli.outputs import atomic_output
 

@@ -14,8 +14,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from maxflow_cli.bench import report, results
-from maxflow_cli.bench.instances import parse_instances, unique
 from maxflow_cli.bench.external import DEFAULT_TIMEOUT, parse_externals
+from maxflow_cli.bench.instances import parse_instances, unique
 from maxflow_cli.bench.runner import Settings, choose_solvers, default_solvers, run_benchmark
 from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE
 from maxflow_cli.bench.suites import SUITES
@@ -50,7 +50,7 @@ def bench() -> None:
 
 @bench.command("run", cls=BenchCommand, epilog=f"Statistics: MAD is unscaled; {UNSTABLE_RULE}.")
 @click.argument("instances", nargs=-1, metavar="[INSTANCE]...")
-@click.option("--solvers", metavar="A,B,...",
+@click.option("--solvers", metavar="CONFIG,...",
               help="Solver configurations to time, NAME[@DEVICE][:KEY=VALUE,...] each: "
                    "'hipr,cuda@cpu:kernel_cycles=32,lockfree:threads=4' (NAME@cpu runs a GPU solver's CPU twin; "
                    "KEY is a solver parameter, see 'maxflow solve --help'). [default: every solver that can run "
