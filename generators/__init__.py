@@ -3,7 +3,8 @@
 ``FAMILIES`` maps a family name to its :class:`~maxflow_cli.generators.family.Family`
 (parameters with limits and help, ``make``, ``write``, ``size``); ``PRESETS`` names the
 instances of the seeds' tables (Gutiérrez Mota 2012 table 3.2, He & Hong 2010 §VII, Alvino
-2015 §4.2). Preset names are ``<family>-<size>`` and, where the papers split a family into
+2015 §4.2) and two larger Washington-RLG-long sizes for the GPU solvers at scale (2048 x 4096:
+25 M arcs; 4096 x 8192: 100 M arcs, about the most one H100 holds). Preset names are ``<family>-<size>`` and, where the papers split a family into
 long and wide graphs, ``<family>-long-<a>x<b>`` / ``<family>-wide-<a>``
 (genrmf: a x b; washington-rlg: W x L; wide means b = a, or L = W).
 """
@@ -43,7 +44,7 @@ def _presets() -> dict[str, Preset]:
     presets += [Preset(f"genrmf-wide-{a}", "genrmf", dict(a=a, b=a, c1=1, c2=10000)) for a in (36, 48, 64, 96, 128)]
     presets += [
         Preset(f"washington-rlg-long-{w}x{l}", "washington-rlg", dict(rows=w, levels=l, cap=10000))
-        for w, l in ((512, 1024), (768, 1280), (1024, 1536))
+        for w, l in ((512, 1024), (768, 1280), (1024, 1536), (2048, 4096), (4096, 8192))
     ]
     presets += [
         Preset(f"washington-rlg-wide-{w}", "washington-rlg", dict(rows=w, levels=w, cap=10000)) for w in (512, 768, 1024)

@@ -1,7 +1,9 @@
 """`maxflow bench` and `maxflow bench compare` through Click's runner: tables, files, exit codes."""
 
+import csv
 import json
 import sys
+from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
@@ -11,6 +13,7 @@ from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.bench.suites import SUITES, Suite
 from maxflow_cli.cli import main
 from maxflow_cli.solvers import REGISTRY
+from test_bench_external import program
 from test_bench_runner import fake_solver
 
 TINY = "genrmf:a=3,b=4,seed=1..2"
@@ -19,7 +22,7 @@ HIPR = ("--solvers", "hipr")
 
 
 def bench(*args):
-    return CliRunner().invoke(main, ["bench", *args])
+    return CliRunner().invoke(main, ["bench", *args], env={"COLUMNS": "300"})  # wide: no header wraps
 
 
 def test_help_shows_the_usage_and_the_rules():
@@ -111,3 +114,78 @@ def test_compare_and_fail_if_slower(tmp_path):
     result = bench("compare", str(old), str(new), "--fail-if-slower", "10")
     assert result.exit_code == 1 and "2 cell(s) more than 10% slower" in result.output
     assert bench("compare", str(old), str(new), "--fail-if-slower", "60").exit_code == 0
+
+
+def test_configurations_are_labelled_and_record_device_and_parameters(tmp_path):
+    result = bench(TINY, *FAST, "--solvers", "hipr:alpha=3,beta=7,hipr:beta=7,alpha=3,lockfree:threads=1",
+                   "--json", str(tmp_path / "r.json"), "--csv", str(tmp_path / "r.csv"))
+    assert result.exit_code == 0, result.output
+    assert "hipr:alpha=3,beta=7 (s)" in result.output and "speedup lockfree:threads=1" in result.output
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["settings"]["solvers"] == ["hipr", "hipr:alpha=3,beta=7", "lockfree:threads=1"]
+    assert doc["settings"]["configurations"]["lockfree:threads=1"] == {
+        "kind": "solver", "solver": "lockfree", "device": "cpu", "params": {"threads": 1}}
+    cells = {(entry["instance"], entry["solver"]): entry for entry in doc["results"]}
+    first = parse_instance(TINY)[0].name
+    assert cells[first, "hipr:alpha=3,beta=7"]["params"] == {"global_update_frequency": 0.5, "alpha": 3, "beta": 7}
+    assert cells[first, "lockfree:threads=1"]["params"]["threads"] == 1
+    rows = list(csv.DictReader(open(tmp_path / "r.csv", newline="")))
+    assert [(row["solver"], row["kind"], row["device"], row["params"]) for row in rows[:2]] == [
+        ("hipr", "solver", "cpu", "global_update_frequency=0.5 alpha=6 beta=12"),
+        ("hipr:alpha=3,beta=7", "solver", "cpu", "global_update_frequency=0.5 alpha=3 beta=7")]
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--solvers", "hipr,,lockfree"), "--solvers 'hipr,,lockfree': an empty item"),
+    (("--solvers", "hipr:alpha=1,alpha=2"), "'alpha' is given twice"),
+    (("--solvers", "lockfree:threads=0"), "--threads 0: must be in 1.."),
+    (("--solvers", "hipr:speed=9"), "solver 'hipr' has no parameter 'speed'"),
+    (("--baseline", "hipr,lockfree"), "--baseline 'hipr,lockfree': one configuration, not 2"),
+    (("--seeds", "2"), "--seeds needs --suite"),
+])
+def test_bad_configurations_are_one_line_and_exit_2(args, message):
+    result = bench(TINY, *FAST, *args)
+    assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+
+
+def test_a_suite_sets_parameters_per_family_unless_the_configuration_does(monkeypatch, tmp_path):
+    first, second = parse_instance(TINY)
+    suite = Suite("quick", "stand-in", (replace(first, solver_params={"hipr": {"alpha": 3}}), second))
+    monkeypatch.setitem(SUITES, "quick", suite)
+    result = bench("--suite", "quick", *FAST, "--solvers", "hipr:alpha=5", "--json", str(tmp_path / "r.json"))
+    assert result.exit_code == 0, result.output
+    assert "suite quick sets, where --solvers does not: genrmf: hipr alpha=3" in result.output
+    params = {(entry["instance"], entry["solver"]): entry["params"]["alpha"]
+              for entry in json.loads((tmp_path / "r.json").read_text())["results"]}
+    assert params == {(first.name, "hipr"): 3, (second.name, "hipr"): 6,
+                      (first.name, "hipr:alpha=5"): 5, (second.name, "hipr:alpha=5"): 5}
+
+
+def test_seeds_keeps_the_first_seeds_of_a_suite(monkeypatch):
+    monkeypatch.setitem(SUITES, "quick", Suite("quick", "stand-in", tuple(parse_instance(TINY))))
+    result = bench("--suite", "quick", "--seeds", "1", *FAST, *HIPR)
+    assert result.exit_code == 0, result.output
+    assert "suite quick, 1 instance x 1 solver" in result.output and "seed=2" not in result.output
+
+
+def test_external_programs_are_timed_checked_and_their_failures_are_rows(tmp_path):
+    flow_of_tiny = 39275  # hipr's value on genrmf:a=3,b=4,seed=1, checked by the run itself
+    counts_arcs = program(tmp_path, "counts_arcs", (
+        "import sys\nlines = sys.stdin.read().splitlines()\n"
+        "assert sum(line.startswith('a ') for line in lines) == 123, 'not the instance'\n"
+        f"print('c flow: {flow_of_tiny}.0'); print('c cut tm: 0.01')\n"))
+    plain = program(tmp_path, "plain", f"print({flow_of_tiny})")
+    off = program(tmp_path, "off", "print('s 1')")
+    broken = program(tmp_path, "broken", "raise SystemExit(3)")
+    result = bench("genrmf:a=3,b=4,seed=1", *FAST, *HIPR, "--json", str(tmp_path / "r.json"),
+                   "--external", f"hi_pr={counts_arcs}", "--external", f"plain={plain}",
+                   "--external-pattern", r"plain=^(\d+)$", "--external", f"off={off}", "--external", f"broken={broken}")
+    assert result.exit_code == 1, result.output
+    assert "cut tm" in result.output and "wall" in result.output and "failed" in result.output
+    assert "off gave flow value 1 in run 1" in result.output
+    assert "broken failed in run 1: exited with status 3" in result.output
+    cells = {entry["solver"]: entry for entry in json.loads((tmp_path / "r.json").read_text())["results"]}
+    assert cells["hipr"]["flow_value"] == cells["hi_pr"]["flow_value"] == cells["plain"]["flow_value"] == flow_of_tiny
+    assert (cells["hi_pr"]["kind"], cells["hi_pr"]["timed"], cells["hi_pr"]["samples"]) == ("external", "stage1", [0.01] * 2)
+    assert cells["hi_pr"]["wall_samples"][0] > 0.01 and cells["plain"]["timed"] == "wall"
+    assert cells["broken"]["median"] is None and "status 3" in cells["broken"]["failure"]

@@ -59,3 +59,10 @@ def test_repeats_are_dropped():
 def test_bad_instances_are_refused_before_anything_runs(text, message):
     with pytest.raises(ParameterError, match=message):
         parse_instance(text)
+
+
+def test_the_largest_presets_parse_to_their_sizes_without_being_made():
+    (instance,) = parse_instance("washington-rlg-long-4096x8192")
+    assert (instance.generator, instance.params) == ("washington-rlg", dict(rows=4096, levels=8192, cap=10000, seed=1))
+    assert (instance.family, instance.group) == ("washington-rlg-long", "washington-rlg-long-4096x8192")
+    assert [i.params["seed"] for i in parse_instance("washington-rlg-long-2048x4096:seed=2..3")] == [2, 3]

@@ -16,12 +16,18 @@ from maxflow_cli.errors import MaxflowError
 def made_up_run() -> BenchRun:
     """Two seeds of one Alvino size, hipr twice as slow as 'fast'; no solving."""
     instances = parse_instance("genrmf-wide-36:seed=1..2")
-    run = BenchRun(Settings(), ["hipr", "fast"], {"hipr": 0.1, "fast": 0.2})
+    run = BenchRun(Settings(), ["hipr", "fast"], {"hipr": 0.1, "fast": 0.2},
+                   dict.fromkeys(["hipr", "fast"], {"kind": "solver"}))
     for instance, base in zip(instances, (1.0, 3.0)):
         run.instances.append(InstanceRecord(instance, 46656, 226800, 0.01, 0.02, [], cut_capacity=7))
-        run.cells.append(Cell(instance.name, "hipr", "cpu", [base] * 5, 1, 7, {"stage1": base}, {"pushes": 9}))
-        run.cells.append(Cell(instance.name, "fast", "cpu", [base / 2] * 4 + [base], 1, 7, {"stage1": base / 2}, {}))
+        run.cells.append(made_up_cell(instance.name, "hipr", [base] * 5, {"pushes": 9}))
+        run.cells.append(made_up_cell(instance.name, "fast", [base / 2] * 4 + [base]))
     return run
+
+
+def made_up_cell(instance: str, solver: str, samples: list[float], counters: dict | None = None) -> Cell:
+    return Cell(instance, solver, "solver", "cpu", {}, samples, "stage1", samples, 1, 7,
+                {"stage1": sorted(samples)[len(samples) // 2]}, counters or {})
 
 
 def printed(**kwargs) -> str:

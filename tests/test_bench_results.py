@@ -14,13 +14,14 @@ from maxflow_cli.bench.results import (CSV_COLUMNS, SCHEMA, compare, document, e
 from maxflow_cli.bench.runner import Settings, choose_solvers, run_benchmark
 from maxflow_cli.errors import InputError
 
-ENTRY_FIELDS = {"instance", "family", "group", "solver", "device", "vertices", "arcs", "runs", "warmup", "samples",
-                "median", "mad", "min", "max", "unstable", "speedup", "flow_value", "mismatch", "phases", "counters"}
+ENTRY_FIELDS = {"instance", "family", "group", "solver", "kind", "device", "params", "vertices", "arcs", "runs",
+                "warmup", "timed", "samples", "wall_samples", "median", "mad", "min", "max", "unstable", "speedup",
+                "flow_value", "mismatch", "failure", "phases", "counters", "trace"}
 
 
 @pytest.fixture(scope="module")
 def doc():
-    run = run_benchmark(parse_instance("genrmf:a=3,b=4,seed=1..2"), choose_solvers([], "hipr", False),
+    run = run_benchmark(parse_instance("genrmf:a=3,b=4,seed=1..2"), choose_solvers("", "hipr", False),
                         Settings(repeat=2, warmup=0, min_time=0.0))
     return document(run, None, environment())
 
@@ -38,6 +39,11 @@ def test_the_document_has_the_documented_fields(doc):
         assert len(entry["samples"]) == entry["runs"] == 2
         assert entry["min"] <= entry["median"] <= entry["max"]
         assert isinstance(entry["flow_value"], int) and entry["speedup"] == 1.0
+        assert (entry["kind"], entry["device"], entry["timed"], entry["failure"]) == ("solver", "cpu", "stage1", None)
+        assert entry["params"] == {"global_update_frequency": 0.5, "alpha": 6, "beta": 12}
+        assert all(wall >= stage1 for wall, stage1 in zip(entry["wall_samples"], entry["samples"]))
+    assert doc["settings"]["configurations"] == {"hipr": {"kind": "solver", "solver": "hipr", "device": "cpu",
+                                                          "params": {}}}
     assert all(instance["check"]["ok"] for instance in doc["instances"])
 
 

@@ -37,12 +37,12 @@ def register(monkeypatch):
 
 
 def test_the_baseline_comes_first_once():
-    choices = choose_solvers(["hipr", "hipr"], "hipr", False)
+    choices = choose_solvers("hipr,hipr", "hipr", False)
     assert [choice.label for choice in choices] == ["hipr"]
     with pytest.raises(ParameterError, match="unknown solver"):
-        choose_solvers(["nope"], "hipr", False)
+        choose_solvers("nope", "hipr", False)
     with pytest.raises(ParameterError, match="not on 'gpu'"):
-        choose_solvers(["hipr@gpu"], "hipr", False)
+        choose_solvers("hipr@gpu", "hipr", False)
 
 
 def test_solvers_run_by_default_only_on_their_own_device(register):
@@ -51,14 +51,14 @@ def test_solvers_run_by_default_only_on_their_own_device(register):
                         unavailable=lambda options: "no GPU" if options.device == "gpu" else None))
     names = default_solvers()
     assert "hipr" in names and "gpu-only" not in names
-    assert [c.label for c in choose_solvers(["gpu-only@cpu"], "hipr", False)] == ["hipr", "gpu-only@cpu"]
+    assert [c.label for c in choose_solvers("gpu-only@cpu", "hipr", False)] == ["hipr", "gpu-only@cpu"]
     with pytest.raises(SolverUnavailable, match="no GPU"):
-        choose_solvers(["gpu-only@gpu"], "hipr", False)
+        choose_solvers("gpu-only@gpu", "hipr", False)
 
 
 def test_warmup_and_measured_runs_are_counted(register):
     register(fake_solver("counted"))
-    run = run_benchmark(TINY[:1], choose_solvers([], "counted", False), Settings(repeat=3, warmup=2, min_time=0.0))
+    run = run_benchmark(TINY[:1], choose_solvers("", "counted", False), Settings(repeat=3, warmup=2, min_time=0.0))
     (cell,) = run.cells
     assert (cell.warmup, len(cell.samples), cell.stats.runs) == (2, 3, 3)
     assert cell.phases["stage1"] == cell.stats.median
@@ -67,13 +67,13 @@ def test_warmup_and_measured_runs_are_counted(register):
 
 def test_runs_continue_until_min_time(register):
     register(fake_solver("slow", extra_seconds=0.01))
-    run = run_benchmark(TINY[:1], choose_solvers([], "slow", False), Settings(repeat=1, warmup=0, min_time=0.05))
+    run = run_benchmark(TINY[:1], choose_solvers("", "slow", False), Settings(repeat=1, warmup=0, min_time=0.05))
     assert len(run.cells[0].samples) >= 4
 
 
 def test_every_solver_on_every_instance_checked_once(register):
     register(fake_solver("twin"))
-    run = run_benchmark(TINY, choose_solvers(["twin"], "hipr", False), FAST)
+    run = run_benchmark(TINY, choose_solvers("twin", "hipr", False), FAST)
     assert run.solvers == ["hipr", "twin"] and set(run.compile) == {"hipr", "twin"}
     assert [(cell.instance, cell.solver) for cell in run.cells] == [
         (TINY[0].name, "hipr"), (TINY[0].name, "twin"), (TINY[1].name, "hipr"), (TINY[1].name, "twin")]
@@ -84,18 +84,34 @@ def test_every_solver_on_every_instance_checked_once(register):
 
 def test_a_wrong_flow_value_in_any_run_is_a_problem(register):
     register(fake_solver("wrong", wrong_calls={3}))  # the warm-up is call 1
-    run = run_benchmark(TINY[:1], choose_solvers(["wrong"], "hipr", False), FAST)
+    run = run_benchmark(TINY[:1], choose_solvers("wrong", "hipr", False), FAST)
     (problem,) = run.problems
     assert problem.startswith(f"{TINY[0].name}: wrong gave flow value") and "in run 3 (1 of 4 runs differ)" in problem
 
 
 def test_a_wrong_baseline_fails_its_certificate(register):
     register(fake_solver("liar", wrong_calls=set(range(1, 100))))
-    run = run_benchmark(TINY[:1], choose_solvers([], "liar", False), FAST)
+    run = run_benchmark(TINY[:1], choose_solvers("", "liar", False), FAST)
     assert run.instances[0].check_problems
     assert run.problems[0].startswith(f"{TINY[0].name}: certificate fails")
 
 
 def test_flow_runs_stage_two_timed_apart():
-    run = run_benchmark(TINY[:1], choose_solvers([], "hipr", True), FAST)
+    run = run_benchmark(TINY[:1], choose_solvers("", "hipr", True), FAST)
     assert "stage2" in run.cells[0].phases
+
+
+@pytest.mark.parametrize("interleave, order", [
+    (False, ["one"] * 3 + ["two"] * 3),
+    (True, ["one", "two"] * 3),  # the warm-ups in turn, then one measured run of each per round
+])
+def test_cells_run_one_after_the_other_or_interleaved(register, interleave, order):
+    calls = []
+    for name in ("one", "two"):
+        register(SolverSpec(name, "records its calls", "tests",
+                            lambda graph, options, name=name: calls.append(name) or solve_hipr(graph, options),
+                            prepare=lambda options: 0.0, parameters=HIPR_PARAMETERS))
+    settings = Settings(repeat=2, warmup=1, min_time=0.0, interleave=interleave)
+    run = run_benchmark(TINY[:1], choose_solvers("two", "one", False), settings)
+    assert calls == order
+    assert [len(cell.samples) for cell in run.cells] == [2, 2] and run.problems == []

@@ -5,7 +5,8 @@ from collections import Counter
 import pytest
 
 from maxflow_cli.bench.published import ALVINO_2015
-from maxflow_cli.bench.suites import SUITES
+from maxflow_cli.bench.runner import choose_solvers
+from maxflow_cli.bench.suites import HE_HONG_KERNEL_CYCLES, SUITES
 from maxflow_cli.generators import FAMILIES, PRESETS
 
 # Gutiérrez Mota 2012, table 3.2: our preset of each row -> the vertices it prints (He & Hong §VII: the same)
@@ -67,3 +68,17 @@ def test_quick_is_every_family_at_three_small_sizes_with_two_seeds():
         ("acyclic-dense", "genrmf-long", "genrmf-wide", "washington-rlg-long", "washington-rlg-wide"), 6)
     assert set(seeds_per_group(suite).values()) == {2}
     assert max(FAMILIES[i.generator].size(**i.params)[1] for i in suite.instances) < 1_200_000
+
+
+def test_hehong2010_runs_he_and_hongs_kernel_cycles_on_acyclic_dense_only():
+    suite = SUITES["hehong2010"]
+    for instance in suite.instances:
+        expected = HE_HONG_KERNEL_CYCLES["acyclic-dense"] if instance.family == "acyclic-dense" else {}
+        assert instance.solver_params == expected
+    assert suite.solver_params == {"acyclic-dense": {"cuda": {"kernel_cycles": 32}, "hybrid": {"kernel_cycles": 32}}}
+    dense = next(i for i in suite.instances if i.family == "acyclic-dense")
+    long = next(i for i in suite.instances if i.family == "genrmf-long")
+    suites_value, given = choose_solvers("cuda@cpu,cuda@cpu:kernel_cycles=64", "lockfree", False)[1:]
+    assert suites_value.bound(dense).params["kernel_cycles"] == 32
+    assert suites_value.bound(long).params["kernel_cycles"] == 4096  # the default, He & Hong's for Genrmf
+    assert given.bound(dense).params["kernel_cycles"] == 64  # what the configuration names wins

@@ -235,12 +235,20 @@ PAPER_SIZES = {  # vertices and arcs from the papers' tables
 }
 
 
-def test_presets_are_the_papers_instances():
-    assert set(PRESETS) == set(PAPER_SIZES)
+SCALE_SIZES = {  # beyond the papers: W L + 2 vertices, 2W + 3W(L - 1) arcs (never generated in tests)
+    "washington-rlg-long-2048x4096": (8388610, 25163776), "washington-rlg-long-4096x8192": (33554434, 100659200),
+}
+
+
+def test_presets_are_the_papers_instances_and_two_larger_ones():
+    assert set(PRESETS) == set(PAPER_SIZES) | set(SCALE_SIZES)
     for name, preset in PRESETS.items():
         FAMILIES[preset.family].check(**preset.params, seed=1)
-        assert preset.size()[:2] == PAPER_SIZES[name]
+        assert preset.size()[:2] == (PAPER_SIZES | SCALE_SIZES)[name]
         assert name.startswith(preset.family + "-")
+    for name in SCALE_SIZES:
+        rows, levels = map(int, name.rsplit("-", 1)[1].split("x"))
+        assert PRESETS[name].params == dict(rows=rows, levels=levels, cap=10000)
 
 
 def test_preset_instance_is_made():

@@ -11,7 +11,8 @@ An INSTANCE argument is, in this order of trial:
 
 Generated instances are made in memory, never written. Every instance has a ``name`` that
 can be given back to ``maxflow bench`` to run it alone, a ``family`` (the table it goes in)
-and a ``group`` (its row: instances that differ only by their seed share one).
+and a ``group`` (its row: instances that differ only by their seed share one). A suite may
+give it solver parameters (``solver_params``: He & Hong's KERNEL_CYCLES per family).
 """
 
 import glob
@@ -36,6 +37,7 @@ class Instance:
     path: str | None = None  # a file, or None for a generated instance
     generator: str | None = None
     params: dict = field(default_factory=dict)
+    solver_params: dict = field(default_factory=dict)  # solver -> parameters a suite sets for it here
 
     def load(self) -> tuple[Network, list[str]]:
         """Read the file or generate the network; returns it and the reader's warnings."""

@@ -3,7 +3,9 @@ prints them, the cells' detail, the problems, comparisons of two runs, and the p
 
 A row of a family table is a group of instances that differ only by their seed; as in the
 papers (which average over instances), its time is the mean over those instances of each
-one's median stage-1 time, and its speedup the baseline's row time over the solver's.
+one's median stage-1 time, and its speedup the baseline's row time over the solver's. A
+column is a solver configuration or an external program; an external program's times are
+its own stage 1 (``cut tm``) where it prints one, its wall time (``wall``) otherwise.
 """
 
 import math
@@ -17,6 +19,7 @@ from maxflow_cli.bench.published import PublishedRow
 from maxflow_cli.bench.results import Change
 from maxflow_cli.bench.runner import BenchRun, Cell
 from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE, geometric_mean
+from maxflow_cli.bench.suites import Suite
 from maxflow_cli.errors import MaxflowError
 from maxflow_cli.outputs import atomic_output
 
@@ -30,9 +33,10 @@ class Row:
     n: int
     m: int
     seeds: int
-    times: dict[str, float]  # solver -> mean over the group's instances of their medians
+    times: dict[str, float]  # solver -> mean over the group's instances of their medians (NaN: one failed)
     spread: dict[str, float]  # solver -> the largest MAD / median among those instances
     unstable: dict[str, bool]
+    wall: dict[str, bool]  # solver -> whether some of its times are wall times (external programs)
 
 
 def rows(run: BenchRun) -> dict[str, list[Row]]:
@@ -43,19 +47,21 @@ def rows(run: BenchRun) -> dict[str, list[Row]]:
     cells = {(cell.instance, cell.solver): cell for cell in run.cells}
     table: dict[str, list[Row]] = {}
     for (family, group), records in groups.items():
-        stats = {solver: [cells[record.instance.name, solver].stats for record in records] for solver in run.solvers}
+        members = {solver: [cells[record.instance.name, solver] for record in records] for solver in run.solvers}
+        stats = {solver: [cell.stats for cell in group_cells] for solver, group_cells in members.items()}
         table.setdefault(family, []).append(Row(
             group, records[0].n, records[0].m, len(records),
             {solver: sum(s.median for s in group_stats) / len(group_stats) for solver, group_stats in stats.items()},
             {solver: max(s.mad / s.median if s.median > 0 else 0.0 for s in group_stats)
              for solver, group_stats in stats.items()},
             {solver: any(s.unstable for s in group_stats) for solver, group_stats in stats.items()},
+            {solver: any(cell.timed == "wall" for cell in group_cells) for solver, group_cells in members.items()},
         ))
     return table
 
 
 def _seconds(value: float) -> str:
-    return f"{value:.4g}"
+    return "—" if math.isnan(value) else f"{value:.4g}"
 
 
 def _speedup(value: float) -> str:
@@ -76,9 +82,9 @@ def describe_environment(env: dict) -> str:
             f"maxflow {env['maxflow']}{commit}; Python {env['python']}, numba {env['numba']}")
 
 
-def print_header(console: Console, run: BenchRun, suite: str | None, env: dict) -> None:
+def print_header(console: Console, run: BenchRun, suite: Suite | None, env: dict) -> None:
     settings = run.settings
-    what = f"suite {suite}, " if suite else ""
+    what = f"suite {suite.name}, " if suite else ""
     console.print(describe_environment(env), highlight=False)
     console.print(
         f"[bold]maxflow bench[/bold]: {what}{_count(len(run.instances), 'instance')} x "
@@ -87,6 +93,15 @@ def print_header(console: Console, run: BenchRun, suite: str | None, env: dict) 
         f"{settings.warmup} warm-up; baseline {run.baseline}")
     console.print("compile (kept out of the times): "
                   + ", ".join(f"{solver} {seconds:.2f} s" for solver, seconds in run.compile.items()))
+    if run.externals:
+        console.print("external programs (DIMACS on stdin): " + ", ".join(
+            f"{label} = {run.configurations[label]['command']}" for label in run.solvers if label in run.externals),
+            highlight=False)
+    if suite and suite.solver_params:
+        console.print(f"suite {suite.name} sets, where --solvers does not: " + "; ".join(
+            f"{family}: " + ", ".join(f"{solver} " + ",".join(f"{key}={value}" for key, value in params.items())
+                                      for solver, params in solvers.items())
+            for family, solvers in suite.solver_params.items()), highlight=False)
 
 
 def _family_table(family: str, family_rows: list[Row], run: BenchRun, published: dict[str, PublishedRow]) -> Table:
@@ -109,8 +124,7 @@ def _family_table(family: str, family_rows: list[Row], run: BenchRun, published:
     for row in family_rows:
         cells = [row.group, f"{row.n:,}", f"{row.m:,}", str(row.seeds)]
         for solver in run.solvers:
-            mark = " [yellow]![/yellow]" if row.unstable[solver] else ""
-            cells.append(f"{_seconds(row.times[solver])} [dim]±{row.spread[solver]:.1%}[/dim]{mark}")
+            cells.append(_time_cell(row, solver, solver in run.externals))
         for solver in others:
             ratio = row.times[run.baseline] / row.times[solver] if row.times[solver] > 0 else math.nan
             speedups[solver].append(ratio)
@@ -126,6 +140,15 @@ def _family_table(family: str, family_rows: list[Row], run: BenchRun, published:
                       *(_speedup(geometric_mean(speedups[s])) for s in others),
                       *[""] * (len(paper_solvers) + 1 if papers else 0))
     return table
+
+
+def _time_cell(row: Row, solver: str, external: bool) -> str:
+    """The row's time for one column, its spread, ! when unstable; which time, for an external program."""
+    if math.isnan(row.times[solver]):
+        return "[red]failed[/red]"
+    mark = " [yellow]![/yellow]" if row.unstable[solver] else ""
+    which = (" [dim]wall[/dim]" if row.wall[solver] else " [dim]cut tm[/dim]") if external else ""
+    return f"{_seconds(row.times[solver])} [dim]±{row.spread[solver]:.1%}[/dim]{mark}{which}"
 
 
 def _unstable_lines(unstable: list[Cell]) -> list[str]:
@@ -174,6 +197,10 @@ def print_run(console: Console, run: BenchRun, published: tuple[PublishedRow, ..
         console.print(_family_table(family, family_rows, run, by_preset))
     console.print(f"[dim]time: mean over the seeds of each instance's median; ± the largest MAD/median "
                   f"(unscaled MAD); ! {UNSTABLE_RULE}[/dim]")
+    if run.externals:
+        console.print("[dim]external programs: cut tm = their own stage-1 time as they print it (hi_pr: CPU "
+                      "seconds, 10 ms ticks); wall = the whole process, reading the input included (both in "
+                      "--detail and --json)[/dim]")
     if published_note:
         console.print(f"[cyan]{published_note}[/cyan]")
     if detail:

@@ -3,9 +3,12 @@
 The document (``SCHEMA`` 1) holds ``schema``, ``created``, ``settings``, ``environment``
 (CPU, GPUs, versions, git commit), ``compile`` (seconds per solver, kept out of the times),
 ``instances`` (size, read/build seconds, certificate) and ``results``: one entry per
-(instance, solver) with every measured stage-1 time in ``samples`` and their ``median``,
-``mad`` (unscaled), ``min``, ``max``, ``unstable``, ``speedup`` over the baseline and
-``flow_value``. ``maxflow bench compare`` reads two of them.
+(instance, solver configuration) with its ``kind`` (solver or external), ``device``, the
+``params`` it ran with, every measured time in ``samples`` (``timed``: its stage 1, or the
+wall time of an external program that prints none; ``wall_samples`` besides) and their
+``median``, ``mad`` (unscaled), ``min``, ``max``, ``unstable``, ``speedup`` over the
+baseline, ``flow_value`` and ``failure``; ``settings.configurations`` says what each label
+is. Statistics of a failed cell are null. ``maxflow bench compare`` reads two documents.
 """
 
 import csv
@@ -27,8 +30,9 @@ from maxflow_cli.errors import InputError
 from maxflow_cli.outputs import atomic_output
 
 SCHEMA = 1
-CSV_COLUMNS = ("instance", "family", "group", "solver", "device", "vertices", "arcs", "runs", "warmup",
-               "median", "mad", "min", "max", "unstable", "speedup", "flow_value", "samples")
+CSV_COLUMNS = ("instance", "family", "group", "solver", "kind", "device", "params", "vertices", "arcs", "runs",
+               "warmup", "timed", "median", "mad", "min", "max", "unstable", "speedup", "flow_value", "failure",
+               "samples")
 
 
 def _cpu_model() -> str:
@@ -94,7 +98,8 @@ def environment() -> dict:
 
 
 def _finite(value: float) -> float | None:
-    """JSON has no NaN: a speedup over a median of 0 s (below the clock's resolution) is null."""
+    """JSON has no NaN: a speedup over a median of 0 s (below the clock's resolution), or the
+    statistics of a failed cell, are null."""
     return None if math.isnan(value) else value
 
 
@@ -107,17 +112,20 @@ def document(run: BenchRun, suite: str | None, env: dict) -> dict:
         record, stats = records[cell.instance], cell.stats
         results.append({
             "instance": cell.instance, "family": record.instance.family, "group": record.instance.group,
-            "solver": cell.solver, "device": cell.device, "vertices": record.n, "arcs": record.m,
-            "runs": stats.runs, "warmup": cell.warmup, "samples": cell.samples, "median": stats.median,
-            "mad": stats.mad, "min": stats.minimum, "max": stats.maximum, "unstable": stats.unstable,
-            "speedup": _finite(speedups[cell.instance, cell.solver]), "flow_value": cell.flow_value,
-            "mismatch": cell.mismatch, "phases": cell.phases, "counters": cell.counters,
+            "solver": cell.solver, "kind": cell.kind, "device": cell.device, "params": cell.params,
+            "vertices": record.n, "arcs": record.m, "runs": stats.runs, "warmup": cell.warmup, "timed": cell.timed,
+            "samples": cell.samples, "wall_samples": cell.wall, "median": _finite(stats.median),
+            "mad": _finite(stats.mad), "min": _finite(stats.minimum), "max": _finite(stats.maximum),
+            "unstable": stats.unstable, "speedup": _finite(speedups[cell.instance, cell.solver]),
+            "flow_value": cell.flow_value, "mismatch": cell.mismatch, "failure": cell.failure,
+            "phases": cell.phases, "counters": cell.counters, "trace": cell.trace,
         })
     return {
         "schema": SCHEMA,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "settings": asdict(run.settings) | {
-            "suite": suite, "solvers": run.solvers, "baseline": run.baseline, "measured": "stage1 seconds",
+            "suite": suite, "solvers": run.solvers, "configurations": run.configurations, "baseline": run.baseline,
+            "measured": "stage1 seconds (external programs: their own stage 1, else wall; see 'timed')",
             "mad": "unscaled", "unstable_rule": UNSTABLE_RULE},
         "environment": env,
         "compile": run.compile,
@@ -139,12 +147,14 @@ def write_json(doc: dict, path: str) -> None:
 
 
 def write_csv(doc: dict, path: str) -> None:
-    """One row per (instance, solver); ``samples`` space-separated."""
+    """One row per (instance, solver configuration); ``samples`` space-separated, ``params``
+    as KEY=VALUE separated by spaces."""
     text = io.StringIO()
     writer = csv.DictWriter(text, CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for entry in doc["results"]:
-        writer.writerow(entry | {"samples": " ".join(map(repr, entry["samples"]))})
+        writer.writerow(entry | {"samples": " ".join(map(repr, entry["samples"])),
+                                 "params": " ".join(f"{key}={value}" for key, value in entry["params"].items())})
     with atomic_output(path) as stream:
         stream.write(text.getvalue().encode())
 
@@ -203,9 +213,10 @@ class Change:
 
 
 def compare(old: dict, new: dict) -> tuple[list[Change], list[str], list[str]]:
-    """Changes of the cells both documents hold; the (instance, solver) cells only in old, only in new."""
+    """Changes of the cells both documents hold; the (instance, solver) cells only in old, only in new.
+    Failed cells (no median) count as absent."""
     def cells(doc):
-        return {(entry["instance"], entry["solver"]): entry for entry in doc["results"]}
+        return {(entry["instance"], entry["solver"]): entry for entry in doc["results"] if entry["median"] is not None}
 
     before, after = cells(old), cells(new)
     changes = [

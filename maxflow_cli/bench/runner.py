@@ -1,12 +1,15 @@
 """The benchmark runner: every solver on every instance, measured the way hyperfine/pyperf do.
 
-Method (DESIGN §6): each solver is compiled once first (``prepare``; the seconds are reported,
+Method: each solver configuration is compiled once first (``prepare``; the seconds are reported,
 never counted); each instance is read or generated and built once; per (instance, solver)
 cell, ``warmup`` runs are discarded, then runs are measured until there are at least
-``repeat`` of them *and* their wall time adds up to ``min_time`` seconds. Every ``solve``
+``repeat`` of them *and* their wall time adds up to ``min_time`` seconds; one cell after the
+other, or with ``interleave`` the configurations in turn, one run each per round. Every ``solve``
 starts from a fresh state built from the graph. The time measured is the solver's own
 ``stage1`` (the maximum preflow: what every seed times and hi_pr prints as ``cut tm``);
-its other phases and counters are kept as medians over the runs.
+its other phases and counters are kept as medians over the runs. External programs
+(``external``) run the same way on the instance's DIMACS file; their time is their own
+stage 1 when they print one, their wall time otherwise.
 
 The baseline runs first on each instance; every run of every solver, warm-up runs included,
 must give the flow value of the baseline's first run, and the certificate of that first run
@@ -15,18 +18,20 @@ is checked (outside any timing).
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
 
+from maxflow_cli.bench.configs import label, parse_configurations
+from maxflow_cli.bench.external import DimacsInput, RunFailed
 from maxflow_cli.bench.instances import Instance
 from maxflow_cli.bench.stats import Stats, summarize
 from maxflow_cli.check import check_answer
-from maxflow_cli.errors import SolverUnavailable
+from maxflow_cli.errors import ParameterError, SolverUnavailable
 from maxflow_cli.residual import ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import REGISTRY, SolveOptions, SolverSpec, get_solver
+from maxflow_cli.solvers import REGISTRY, SolveOptions, SolverSpec
 
 
 @dataclass(frozen=True)
@@ -35,18 +40,47 @@ class Settings:
     warmup: int = 1
     min_time: float = 1.0
     want_flow: bool = False
+    interleave: bool = False  # run the configurations in turn, one run each per round
 
 
 @dataclass(frozen=True)
 class Choice:
-    """A solver as benchmarked: ``label`` is its name, or ``name@device`` when asked so."""
+    """A solver configuration as benchmarked: ``label`` names it (see configs.label), ``given``
+    holds the parameters the label names, ``options`` those resolved with the defaults."""
 
     label: str
     spec: SolverSpec
     options: SolveOptions
+    given: dict
+    kind = "solver"
 
-    def solve(self, graph: ResidualGraph) -> SolveResult:
+    @property
+    def device(self) -> str:
+        return self.options.device
+
+    @property
+    def params(self) -> dict:
+        return self.options.params
+
+    def bound(self, instance: Instance) -> "Choice":
+        """This configuration on ``instance``: the parameters a suite sets for this solver on the
+        instance's family (He & Hong's KERNEL_CYCLES), where the label does not set them."""
+        extra = {key: value for key, value in instance.solver_params.get(self.spec.name, {}).items()
+                 if key not in self.given}
+        if not extra:
+            return self
+        options = self.spec.resolve(SolveOptions(self.options.want_flow, self.options.device, self.given | extra))
+        return replace(self, options=options)
+
+    def prepare(self) -> float:
+        """Compile; the seconds it took."""
+        return self.spec.prepare(self.options)
+
+    def run(self, graph: ResidualGraph, dimacs: DimacsInput) -> SolveResult:
         return self.spec.solve(graph, self.options)
+
+    def describe(self) -> dict:
+        return {"kind": self.kind, "solver": self.spec.name, "device": self.device, "params": self.given}
 
 
 def default_solvers() -> list[str]:
@@ -62,35 +96,40 @@ def default_solvers() -> list[str]:
     return available
 
 
-def choose_solvers(labels: list[str], baseline: str, want_flow: bool) -> list[Choice]:
-    """The baseline first, then the other labels in order, each resolved (or refused) here.
-
-    A label is NAME or NAME@DEVICE; a solver that runs elsewhere than on its own device (a GPU
-    solver's twin, asked for or picked where there is no GPU) is labelled NAME@DEVICE.
-    """
+def choose_solvers(solvers: str, baseline: str, want_flow: bool) -> list[Choice]:
+    """The baseline first, then the configurations of ``solvers`` in order (configs module),
+    each resolved (or refused) here; a configuration given twice runs once."""
+    (base, *more) = parse_configurations(baseline, "--baseline")
+    if more:
+        raise ParameterError(f"--baseline {baseline!r}: one configuration, not {1 + len(more)}")
     choices = {}
-    for given in [baseline, *labels]:
-        name, _, device = given.partition("@")
-        spec = get_solver(name)
-        options = spec.resolve(SolveOptions(want_flow=want_flow, device=device or None))
-        label = name if options.device == spec.devices[0] else f"{name}@{options.device}"
-        choices.setdefault(label, Choice(label, spec, options))
+    for configuration in [base, *(parse_configurations(solvers) if solvers else [])]:
+        spec = configuration.spec
+        options = spec.resolve(SolveOptions(want_flow, configuration.device, configuration.params))
+        name = label(spec, options.device, configuration.params)
+        choices.setdefault(name, Choice(name, spec, options, configuration.params))
     return list(choices.values())
 
 
 @dataclass
 class Cell:
-    """The runs of one solver on one instance."""
+    """The runs of one configuration on one instance."""
 
     instance: str
-    solver: str
-    device: str
-    samples: list[float]  # stage-1 seconds of each measured run
+    solver: str  # the configuration's label
+    kind: str  # "solver" or "external"
+    device: str | None
+    params: dict  # the parameters it ran with (a suite's per-family ones included)
+    samples: list[float]  # seconds of each measured run: its stage 1, or its wall time (see timed)
+    timed: str  # "stage1", or "wall" for an external program that prints no stage-1 time
+    wall: list[float]  # wall seconds of each measured run
     warmup: int
-    flow_value: int
+    flow_value: int | None
     phases: dict[str, float]  # median seconds per phase the solver reports
     counters: dict[str, int]  # median per counter
+    trace: list[dict] = field(default_factory=list)  # the first run's rounds, for solvers that have them
     mismatch: str | None = None
+    failure: str | None = None  # why an external program gave no answer
 
     @cached_property
     def stats(self) -> Stats:
@@ -116,13 +155,19 @@ class InstanceRecord:
 class BenchRun:
     settings: Settings
     solvers: list[str]  # labels, the baseline first
-    compile: dict[str, float]
+    compile: dict[str, float]  # seconds per solver configuration (external programs have none)
+    configurations: dict[str, dict] = field(default_factory=dict)  # label -> what it is (Choice.describe)
     instances: list[InstanceRecord] = field(default_factory=list)
     cells: list[Cell] = field(default_factory=list)
 
     @property
     def baseline(self) -> str:
         return self.solvers[0]
+
+    @property
+    def externals(self) -> set[str]:
+        """The labels of external programs."""
+        return {label for label, what in self.configurations.items() if what["kind"] == "external"}
 
     def speedups(self) -> dict[tuple[str, str], float]:
         """(instance, solver) -> baseline median / the cell's median, on the same instance."""
@@ -132,23 +177,10 @@ class BenchRun:
 
     @property
     def problems(self) -> list[str]:
-        """Certificates that fail, then flow values that disagree."""
+        """Certificates that fail, then external programs that failed and flow values that disagree."""
         found = [f"{record.instance.name}: certificate fails: {'; '.join(record.check_problems)}"
                  for record in self.instances if record.check_problems]
-        return found + [cell.mismatch for cell in self.cells if cell.mismatch]
-
-
-def _runs(choice: Choice, graph: ResidualGraph, settings: Settings):
-    """Yield (measured, result): the warm-up runs, then measured ones until both minimums are met."""
-    for _ in range(settings.warmup):
-        yield False, choice.solve(graph)
-    count, spent = 0, 0.0
-    while count < settings.repeat or spent < settings.min_time:
-        started = time.perf_counter()
-        result = choice.solve(graph)
-        spent += time.perf_counter() - started
-        count += 1
-        yield True, result
+        return found + [problem for cell in self.cells for problem in (cell.failure, cell.mismatch) if problem]
 
 
 def _medians(records: list[dict]) -> dict:
@@ -157,38 +189,81 @@ def _medians(records: list[dict]) -> dict:
     return {key: np.median([record[key] for record in records if key in record]).item() for key in keys}
 
 
-def measure(choice: Choice, instance: str, graph: ResidualGraph, settings: Settings,
-            reference: int | None) -> tuple[Cell, SolveResult]:
-    """One cell; ``reference`` is the flow value every run must give (None: the first run's).
-    Returns the cell and the first run's result (for the certificate)."""
-    first, samples, times, counters, wrong = None, [], [], [], []
-    for run, (measured, result) in enumerate(_runs(choice, graph, settings), start=1):
-        if first is None:
-            first = result
-            reference = result.flow_value if reference is None else reference
-        if result.flow_value != reference:
-            wrong.append((run, result.flow_value))
+class _Tally:
+    """The runs of one configuration (a Choice or an External) on one instance, as they come."""
+
+    def __init__(self, choice, instance: str):
+        self.choice, self.instance = choice, instance
+        self.first: SolveResult | None = None  # the first run's result (the baseline's is certified)
+        self.walls, self.times, self.counters, self.wrong = [], [], [], []
+        self.runs, self.spent, self.expected, self.failure = 0, 0.0, None, None
+
+    def done(self, settings: Settings) -> bool:
+        """Whether it has failed or has its measured runs: at least --repeat, adding up to --min-time."""
+        return self.failure is not None or (len(self.walls) >= settings.repeat and self.spent >= settings.min_time)
+
+    def run(self, graph: ResidualGraph, dimacs: DimacsInput, measured: bool, reference: int | None) -> None:
+        """One run, whose flow value must be ``reference`` (None: the baseline's first run, this one)."""
+        self.runs += 1
+        started = time.perf_counter()
+        try:
+            result = self.choice.run(graph, dimacs)
+        except RunFailed as error:
+            self.failure = f"{self.instance}: {self.choice.label} failed in run {self.runs}: {error}"
+            return
+        wall = time.perf_counter() - started
+        if self.first is None:
+            self.first = result
+        self.expected = result.flow_value if reference is None else reference
+        if result.flow_value != self.expected:
+            self.wrong.append((self.runs, result.flow_value))
         if measured:
-            samples.append(result.times["stage1"])
-            times.append(result.times)
-            counters.append(result.counters)
-    mismatch = None
-    if wrong:
-        mismatch = (f"{instance}: {choice.label} gave flow value {wrong[0][1]} in run {wrong[0][0]} "
-                    f"({len(wrong)} of {run} runs differ), not {reference}")
-    medians = {name: int(round(value)) for name, value in _medians(counters).items()}
-    cell = Cell(instance, choice.label, choice.options.device, samples, settings.warmup, first.flow_value,
-                _medians(times), medians, mismatch)
-    return cell, first
+            self.spent += wall
+            self.walls.append(wall)
+            self.times.append(result.times)
+            self.counters.append(result.counters)
+
+    def cell(self, warmup: int) -> Cell:
+        mismatch = None
+        if self.wrong:
+            (run, value), count = self.wrong[0], len(self.wrong)
+            mismatch = (f"{self.instance}: {self.choice.label} gave flow value {value} in run {run} "
+                        f"({count} of {self.runs} runs differ), not {self.expected}")
+        timed = "stage1" if all("stage1" in entry for entry in self.times) else "wall"
+        choice = self.choice
+        return Cell(self.instance, choice.label, choice.kind, choice.device, choice.params,
+                    [] if self.failure else [entry[timed] for entry in self.times], timed, self.walls, warmup,
+                    self.first.flow_value if self.first else None, _medians(self.times),
+                    {name: int(round(value)) for name, value in _medians(self.counters).items()},
+                    getattr(self.first, "trace", []), mismatch, self.failure)
+
+
+def _schedule(tallies: list[_Tally], settings: Settings):
+    """Yield (tally, measured) in the order the runs happen. By default each configuration in
+    turn: its warm-up runs, then its measured runs until it has enough. With ``interleave``,
+    round by round: every configuration's warm-ups, then one measured run of each configuration
+    that needs more per round, so that a drifting machine hits every configuration alike."""
+    if not settings.interleave:
+        for tally in tallies:
+            for _ in range(settings.warmup):
+                yield tally, False
+            while not tally.done(settings):
+                yield tally, True
+        return
+    for _ in range(settings.warmup):
+        yield from ((tally, False) for tally in tallies)
+    while not all(tally.done(settings) for tally in tallies):
+        yield from ((tally, True) for tally in tallies if not tally.done(settings))
 
 
 Progress = Callable[[str, int], None]
 """Called with what starts now and how many cells of this instance are done."""
 
 
-def bench_instance(instance: Instance, choices: list[Choice], settings: Settings,
+def bench_instance(instance: Instance, choices: list, settings: Settings,
                    progress: Progress = lambda text, done: None) -> tuple[InstanceRecord, list[Cell]]:
-    """Load and build ``instance`` once, run every choice on it, check the baseline's answer."""
+    """Load and build ``instance`` once, run every choice on it (the baseline, first, gives the
+    flow value every run must give), then check the baseline's answer outside the timing."""
     progress(f"{instance.name}: loading", 0)
     started = time.perf_counter()
     network, warnings = instance.load()
@@ -196,28 +271,33 @@ def bench_instance(instance: Instance, choices: list[Choice], settings: Settings
     started = time.perf_counter()
     graph = build_residual(network)
     record = InstanceRecord(instance, graph.n, graph.m, read, time.perf_counter() - started, warnings)
-    cells, reference = [], None
-    for choice in choices:
-        progress(f"{instance.name}: {choice.label}", len(cells))
-        cell, first = measure(choice, instance.name, graph, settings, reference)
-        cells.append(cell)
-        if reference is None:  # the baseline: check its answer once, outside the timing
-            reference = first.flow_value
-            started = time.perf_counter()
-            certificate = check_answer(graph, first)
-            record.check_seconds = time.perf_counter() - started
-            record.check_problems = certificate.problems
-            record.cut_capacity = certificate.cut_capacity
-    return record, cells
+    tallies = [_Tally(choice.bound(instance), instance.name) for choice in choices]
+    baseline = tallies[0]
+    dimacs = DimacsInput(instance.path, network)
+    try:
+        for tally, measured in _schedule(tallies, settings):
+            if tally.failure is None:
+                progress(f"{instance.name}: {tally.choice.label}", sum(t.done(settings) for t in tallies))
+                tally.run(graph, dimacs, measured, baseline.first.flow_value if baseline.first else None)
+    finally:
+        dimacs.close()
+    started = time.perf_counter()
+    certificate = check_answer(graph, baseline.first)
+    record.check_seconds = time.perf_counter() - started
+    record.check_problems = certificate.problems
+    record.cut_capacity = certificate.cut_capacity
+    return record, [tally.cell(settings.warmup) for tally in tallies]
 
 
-def run_benchmark(instances: list[Instance], choices: list[Choice], settings: Settings,
+def run_benchmark(instances: list[Instance], choices: list, settings: Settings,
                   progress: Progress = lambda text, done: None) -> BenchRun:
     """Compile every solver once, then bench every instance in turn (one graph in memory at a time);
-    ``progress`` gets the number of cells done in the whole run."""
+    ``choices`` are Choices, the baseline first, then Externals; ``progress`` gets the number of
+    cells done in the whole run."""
     progress("compiling", 0)
     run = BenchRun(settings, [choice.label for choice in choices],
-                   {choice.label: choice.spec.prepare(choice.options) for choice in choices})
+                   {choice.label: choice.prepare() for choice in choices if choice.kind == "solver"},
+                   {choice.label: choice.describe() for choice in choices})
     for instance in instances:
         record, cells = bench_instance(instance, choices, settings,
                                        lambda text, count, done=len(run.cells): progress(text, done + count))

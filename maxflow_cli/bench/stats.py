@@ -36,7 +36,10 @@ def summarize(samples) -> Stats:
 
     The spread test uses the 90th percentile, not the maximum, so that one preempted run
     among thousands does not condemn a cell; with 10 runs or fewer it is close to the maximum.
+    No samples (an external program that failed) give NaN statistics.
     """
+    if len(samples) == 0:
+        return Stats(0, math.nan, math.nan, math.nan, math.nan, False)
     values = np.asarray(samples, dtype=np.float64)
     median = float(np.median(values))
     mad = float(np.median(np.abs(values - median)))

@@ -4,14 +4,16 @@
   shapes scaled down (Genrmf-long keeps b = 8a, Washington-RLG-long keeps L ≈ 1.5–2 W) so
   that hipr alone on a 2-core laptop CPU takes well under a minute at the default settings.
 - ``gutierrez2012``: Gutiérrez Mota 2012, table 3.2 (five graphs per type and size, §3.2).
-- ``hehong2010``: He & Hong 2010, §VII (the same sizes, 50 instances per type, 3 runs each).
+- ``hehong2010``: He & Hong 2010, §VII (the same sizes, 50 instances per type, 3 runs each),
+  with their KERNEL_CYCLES for ``cuda`` and ``hybrid``: 32 on Acyclic-Dense, 4096 (our
+  default) on Genrmf and Washington-RLG.
 - ``alvino2015``: Alvino 2015, §4.2 (Genrmf-wide 36, 64, 96, 128; five instances per type,
   3 runs each), printed beside the published times of tables 4.1–4.5.
 
 Seeds are 1..k: the papers do not give theirs.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from maxflow_cli.bench import published
 from maxflow_cli.bench.instances import Instance, preset_instances, spec_instances
@@ -26,6 +28,11 @@ class Suite:
     published: tuple[PublishedRow, ...] = ()
     published_note: str = ""
 
+    @property
+    def solver_params(self) -> dict[str, dict]:
+        """Family -> the solver parameters its instances get (see Instance.solver_params)."""
+        return {instance.family: instance.solver_params for instance in self.instances if instance.solver_params}
+
 
 _PAPER_SIZES = (
     "acyclic-dense-2000", "acyclic-dense-4000", "acyclic-dense-6000",
@@ -37,8 +44,16 @@ _PAPER_SIZES = (
 _ALVINO_SIZES = tuple(row.preset for row in published.ALVINO_2015)
 
 
-def _from_presets(names, seeds: int) -> tuple[Instance, ...]:
-    return tuple(instance for name in names for instance in preset_instances(name, range(1, seeds + 1)))
+def _from_presets(names, seeds: int, solver_params: dict | None = None) -> tuple[Instance, ...]:
+    """Seeds 1..seeds of each preset; ``solver_params`` maps a family to the solver parameters
+    its instances get."""
+    return tuple(replace(instance, solver_params=(solver_params or {}).get(instance.family, {}))
+                 for name in names for instance in preset_instances(name, range(1, seeds + 1)))
+
+
+HE_HONG_KERNEL_CYCLES = {"acyclic-dense": {solver: {"kernel_cycles": 32} for solver in ("cuda", "hybrid")}}
+"""He & Hong 2010 §VII run their kernel 32 cycles per launch on Acyclic-Dense and 4096 on Genrmf
+and Washington-RLG (our default)."""
 
 
 def _quick() -> tuple[Instance, ...]:
@@ -62,8 +77,8 @@ SUITES: dict[str, Suite] = {
         Suite("quick", "every family at three small sizes, 2 seeds (the default)", _quick()),
         Suite("gutierrez2012", "Gutiérrez Mota 2012, table 3.2: 15 sizes, 5 seeds",
               _from_presets(_PAPER_SIZES, 5), published_note=published.GUTIERREZ_2012_NOTE),
-        Suite("hehong2010", "He & Hong 2010, §VII: 15 sizes, 50 seeds",
-              _from_presets(_PAPER_SIZES, 50), published_note=published.HE_HONG_2010_NOTE),
+        Suite("hehong2010", "He & Hong 2010, §VII: 15 sizes, 50 seeds; cuda, hybrid: 32 kernel cycles on acyclic-dense",
+              _from_presets(_PAPER_SIZES, 50, HE_HONG_KERNEL_CYCLES), published_note=published.HE_HONG_2010_NOTE),
         Suite("alvino2015", "Alvino 2015, §4.2 and tables 4.1–4.5: 16 sizes, 5 seeds",
               _from_presets(_ALVINO_SIZES, 5), published.ALVINO_2015, published.ALVINO_2015_NOTE),
     )

@@ -14,13 +14,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from maxflow_cli.bench import report, results
+from maxflow_cli.bench.external import DEFAULT_TIMEOUT, parse_externals
 from maxflow_cli.bench.instances import parse_instances, unique
 from maxflow_cli.bench.runner import Settings, choose_solvers, default_solvers, run_benchmark
 from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE
 from maxflow_cli.bench.suites import SUITES
-from maxflow_cli.errors import BenchFailed
+from maxflow_cli.errors import BenchFailed, ParameterError
 from maxflow_cli.generators import FAMILIES
 from maxflow_cli.outputs import check_outputs
+from maxflow_cli.solvers import REGISTRY
 
 DEFAULT_SUITE = "quick"
 
@@ -48,19 +50,34 @@ def bench() -> None:
 
 @bench.command("run", cls=BenchCommand, epilog=f"Statistics: MAD is unscaled; {UNSTABLE_RULE}.")
 @click.argument("instances", nargs=-1, metavar="[INSTANCE]...")
-@click.option("--solvers", metavar="A,B,...",
-              help="Solvers to time; NAME@cpu runs a GPU solver's CPU twin. [default: every solver that "
-                   "can run here on its default device]")
-@click.option("--baseline", default="hipr", show_default=True, metavar="NAME",
-              help="The solver speedups are computed against (added to --solvers if missing).")
+@click.option("--solvers", metavar="CONFIG,...",
+              help="Solver configurations to time, NAME[@DEVICE][:KEY=VALUE,...] each: "
+                   "'hipr,cuda@cpu:kernel_cycles=32,lockfree:threads=4' (NAME@cpu runs a GPU solver's CPU twin; "
+                   "KEY is a solver parameter, see 'maxflow solve --help'). [default: every solver that can run "
+                   "here on its default device]")
+@click.option("--baseline", default="hipr", show_default=True, metavar="CONFIG",
+              help="The configuration speedups are computed against and whose answer is certified "
+                   "(added to --solvers if missing).")
+@click.option("--external", "externals", multiple=True, metavar="NAME=COMMAND",
+              help="Also time a program that reads a DIMACS max instance on stdin and prints its flow value "
+                   "('c flow: V' as hi_pr does, or 's V'), e.g. hi_pr=./hi_pr. Repeatable.")
+@click.option("--external-pattern", "patterns", multiple=True, metavar="NAME=REGEX",
+              help="Read external NAME's flow value from the last match of REGEX (its first group) instead.")
+@click.option("--external-timeout", type=click.FloatRange(0, min_open=True), default=DEFAULT_TIMEOUT,
+              show_default=True, metavar="SECONDS", help="Kill an external program's run after this long (a problem).")
 @click.option("--repeat", type=click.IntRange(1), default=5, show_default=True, metavar="N",
               help="Measured runs per cell, at least.")
 @click.option("--min-time", type=click.FloatRange(0), default=1.0, show_default=True, metavar="SECONDS",
               help="Measured wall time per cell, at least (more runs until reached).")
 @click.option("--warmup", type=click.IntRange(0), default=1, show_default=True, metavar="K",
               help="Runs per cell discarded before measuring.")
+@click.option("--interleave", is_flag=True,
+              help="Run the configurations in turn on each instance, one run each per round (as one compares "
+                   "two programs on a machine whose speed drifts), instead of one cell after the other.")
 @click.option("--suite", "suite_name", type=click.Choice(list(SUITES)),
               help=f"A named set of instances (see --list-suites). [default: {DEFAULT_SUITE}, when no INSTANCE]")
+@click.option("--seeds", "seed_count", type=click.IntRange(1), metavar="K",
+              help="With --suite: only its seeds 1..K of each instance.")
 @click.option("--list-suites", is_flag=True, help="List the suites' instances, sizes and seeds, and exit.")
 @click.option("--flow", is_flag=True, help="Also run stage 2 (preflow to flow); timed apart, see --detail.")
 @click.option("--detail", is_flag=True, help="Add each cell's statistics, phase times and counters.")
@@ -68,8 +85,8 @@ def bench() -> None:
 @click.option("--csv", "csv_file", metavar="FILE", help="Write one row per (instance, solver).")
 @click.option("--plot", "plot_file", metavar="FILE.png",
               help="Draw time against size per family (needs matplotlib: pip install 'maxflow[plot]').")
-def run(instances, solvers, baseline, repeat, min_time, warmup, suite_name, list_suites, flow, detail,
-        json_file, csv_file, plot_file):
+def run(instances, solvers, baseline, externals, patterns, external_timeout, repeat, min_time, warmup, interleave,
+        suite_name, seed_count, list_suites, flow, detail, json_file, csv_file, plot_file):
     """Time solvers on instances and print a table per family with speedups over the baseline.
 
     An INSTANCE is a DIMACS file, a quoted glob ('data/*.max'), a preset with optional seeds
@@ -78,15 +95,18 @@ def run(instances, solvers, baseline, repeat, min_time, warmup, suite_name, list
     quick suite runs.
 
     Each instance is built once; each solver is compiled once (reported, not timed). Per
-    (instance, solver) cell: warm-up runs, then measured runs from a fresh state until both
-    --repeat and --min-time are met. The time is the solver's stage 1 (the maximum preflow, as
-    the papers time it). Every run's flow value must equal the baseline's and the baseline's
-    certificate is checked once per instance: otherwise the problem prints in red and the exit
-    code is 1.
+    (instance, configuration) cell: warm-up runs, then measured runs from a fresh state until
+    both --repeat and --min-time are met. The time is the solver's stage 1 (the maximum preflow,
+    as the papers time it). An external program's time is its own stage 1 where it prints one
+    (hi_pr's 'c cut tm:'), else its wall time; the table says which. Every run's flow value must
+    equal the baseline's and the baseline's certificate is checked once per instance: otherwise,
+    or when an external program fails, the problem prints in red and the exit code is 1.
 
     \b
     maxflow bench --suite quick
     maxflow bench 'genrmf:a=16,b=128,seed=1..3' --solvers hipr,cuda --json run.json
+    maxflow bench genrmf-wide-36 --solvers 'hipr,lockfree:threads=1,lockfree'
+    maxflow bench data/clrs.max --external hi_pr=./hi_pr
     maxflow bench compare old.json new.json --fail-if-slower 10
     """
     if list_suites:
@@ -99,20 +119,24 @@ def run(instances, solvers, baseline, repeat, min_time, warmup, suite_name, list
     if suite_name is None and not instances:
         suite_name = DEFAULT_SUITE
     suite = SUITES.get(suite_name)
-    chosen = unique([*(suite.instances if suite else ()), *parse_instances(instances)])
-    labels = [label.strip() for label in solvers.split(",") if label.strip()] if solvers else default_solvers()
-    choices = choose_solvers(labels, baseline, flow)
+    if seed_count and not suite:
+        raise ParameterError("--seeds needs --suite")
+    from_suite = [instance for instance in suite.instances
+                  if not seed_count or instance.params.get("seed", 1) <= seed_count] if suite else []
+    chosen = unique([*from_suite, *parse_instances(instances)])
+    choices = choose_solvers(solvers or ",".join(default_solvers()), baseline, flow)
+    choices += parse_externals(externals, patterns, external_timeout, {*REGISTRY, *(c.label for c in choices)})
     env = results.environment()
 
     console = Console(file=sys.stderr if report_to_stderr else sys.stdout)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("compiling", total=len(chosen) * len(choices))
-        settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow)
+        settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow, interleave=interleave)
         outcome = run_benchmark(chosen, choices, settings,
                                 lambda text, done: progress.update(task, description=text, completed=done))
 
-    report.print_header(console, outcome, suite_name, env)
+    report.print_header(console, outcome, suite, env)
     report.print_run(console, outcome, suite.published if suite else (), suite.published_note if suite else "",
                      detail)
     if json_file or csv_file:

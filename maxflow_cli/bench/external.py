@@ -1,0 +1,212 @@
+"""External solvers in ``maxflow bench``: any program that reads a DIMACS max instance on stdin.
+
+``--external NAME=COMMAND`` runs COMMAND (split as a shell splits words, run without a shell)
+once per run with the instance on its standard input, as one runs Goldberg's hi_pr. Its flow
+value is the last ``c flow: VALUE`` or ``s VALUE`` line it prints (hi_pr prints
+``c flow:  1234.0``; the DIMACS solution format ``s 1234``), or the last match of a pattern
+given with ``--external-pattern NAME=REGEX`` (its first group, or the whole match). Its time
+is taken twice: the wall time of the whole process (reading the input included) and, when it
+prints a ``c cut tm: SECONDS`` line as hi_pr does, its own stage-1 time, which the tables then
+show (hi_pr measures CPU time in 10 ms ticks). Other ``c NAME: INTEGER`` lines (hi_pr's
+``pushes``, ``relabels``, ``updates``, ``gaps`` with -DPRINT_STAT) are kept as counters.
+
+A program that cannot start, exits with an error, crashes, runs past ``--external-timeout``
+or prints no flow value fails its run with RunFailed, which the runner turns into one
+problem row.
+"""
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+from maxflow_cli.dimacs.reader import read_bytes
+from maxflow_cli.dimacs.writer import write_network
+from maxflow_cli.errors import ParameterError
+from maxflow_cli.network import Network
+
+DEFAULT_TIMEOUT = 300.0
+FLOW_LINE = re.compile(r"^(?:c flow:|s)\s+(\S+)\s*$", re.MULTILINE)
+CUT_TIME_LINE = re.compile(r"^c cut tm:\s*(\S+)\s*$", re.MULTILINE)
+COUNTER_LINE = re.compile(r"^c ([a-z][a-z .]*?):\s*(\d+)\s*$", re.MULTILINE)
+NAME = re.compile(r"[A-Za-z0-9_.+-]+")
+QUOTED = 200
+"""How many characters of a program's output a problem quotes."""
+
+
+class RunFailed(Exception):
+    """One run of an external program gave no usable answer; the message says why."""
+
+
+@dataclass(frozen=True)
+class ExternalRun:
+    """What one run of an external program gave: the fields of a SolveResult the runner reads."""
+
+    flow_value: int
+    times: dict[str, float]  # "wall", and "stage1" when the program prints its cut time
+    counters: dict[str, int] = field(default_factory=dict)
+
+
+def _pairs(texts, option: str) -> dict[str, str]:
+    """``NAME=TEXT`` items as a dict; refuses a bad or repeated NAME or an empty TEXT."""
+    table = {}
+    for item in texts:
+        name, equals, text = item.partition("=")
+        if not equals or not NAME.fullmatch(name) or not text.strip():
+            raise ParameterError(f"{option} {item!r}: expected NAME=... with NAME made of letters, digits, "
+                                 f"'_.+-' and a non-empty value")
+        if name in table:
+            raise ParameterError(f"{option}: '{name}' is given twice")
+        table[name] = text
+    return table
+
+
+@dataclass(frozen=True)
+class External:
+    """An external program as benchmarked under ``label``."""
+
+    label: str
+    command: str
+    pattern: re.Pattern | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    kind = "external"
+    device = None
+
+    @property
+    def argv(self) -> list[str]:
+        return shlex.split(self.command)
+
+    def bound(self, instance) -> "External":
+        """The same program on every instance (suites set parameters of our solvers only)."""
+        return self
+
+    def prepare(self) -> None:
+        """Nothing to compile; the program was found when the option was parsed."""
+
+    def describe(self) -> dict:
+        return {"kind": self.kind, "command": self.command,
+                "pattern": self.pattern.pattern if self.pattern else None, "timeout": self.timeout}
+
+    @property
+    def params(self) -> dict:
+        return {}
+
+    def run(self, graph, dimacs: "DimacsInput") -> ExternalRun:
+        """One run on the instance's DIMACS file; RunFailed when it gives no flow value."""
+        with open(dimacs.path(), "rb") as stream:
+            started = time.perf_counter()
+            try:
+                process = subprocess.Popen(self.argv, stdin=stream, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                           start_new_session=True)
+            except OSError as error:
+                raise RunFailed(f"cannot start {self.command!r}: {error.strerror}") from None
+            with process:
+                try:
+                    output, errors = process.communicate(timeout=self.timeout)
+                except subprocess.TimeoutExpired:
+                    try:
+                        os.killpg(process.pid, signal.SIGKILL)  # its children too: they hold the pipes
+                    except ProcessLookupError:
+                        pass  # it ended just now
+                    process.communicate()
+                    raise RunFailed(f"ran past --external-timeout {self.timeout:g} s and was killed") from None
+            wall = time.perf_counter() - started
+        return self._read(output.decode(errors="replace"), errors.decode(errors="replace"), process.returncode, wall)
+
+    def _read(self, output: str, errors: str, status: int, wall: float) -> ExternalRun:
+        """The flow value, times and counters in the program's output, or RunFailed."""
+        if status < 0:
+            raise RunFailed(f"crashed ({signal.Signals(-status).name}){_quote(errors or output)}")
+        if status > 0:
+            raise RunFailed(f"exited with status {status}{_quote(errors or output)}")
+        matches = list((self.pattern or FLOW_LINE).finditer(output))
+        if not matches:
+            expected = f"nothing matches the pattern {self.pattern.pattern}" if self.pattern else "no 'c flow:' or 's' line"
+            raise RunFailed(f"printed no flow value ({expected}){_quote(output or errors)}")
+        last = matches[-1]
+        flow_text = last.group(1) if last.re.groups else last.group(0)
+        if not re.fullmatch(r"\s*-?\d+(\.0*)?\s*", flow_text):
+            raise RunFailed(f"printed a flow value that is not an integer: {flow_text.strip()!r}")
+        times = {"wall": wall}
+        cut = CUT_TIME_LINE.findall(output)
+        if cut:
+            try:
+                times["stage1"] = float(cut[-1])
+            except ValueError:
+                raise RunFailed(f"printed a cut time that is not a number: {cut[-1]!r}") from None
+        counters = {name.strip().replace(" ", "_"): int(value) for name, value in COUNTER_LINE.findall(output)
+                    if name not in ("nodes", "arcs")}
+        return ExternalRun(int(flow_text.split(".")[0]), times, counters)
+
+
+def _quote(text: str) -> str:
+    """': <the last line of text>', shortened; '' for no text."""
+    lines = text.strip().splitlines()
+    if not lines:
+        return ""
+    last = lines[-1].strip()
+    return f": {last[:QUOTED] + '...' if len(last) > QUOTED else last}"
+
+
+def parse_externals(commands, patterns, timeout: float, taken) -> list[External]:
+    """The ``--external`` programs, each checked now: a NAME not already a solver's (``taken``),
+    a command whose program exists, a pattern that compiles for one of them."""
+    programs = _pairs(commands, "--external")
+    regexes = _pairs(patterns, "--external-pattern")
+    externals = []
+    for name, command in programs.items():
+        if name in taken:
+            raise ParameterError(f"--external {name}=...: '{name}' is already a solver's name; choose another")
+        try:
+            argv = shlex.split(command)
+        except ValueError as error:
+            raise ParameterError(f"--external {name}={command}: {error}") from None
+        if not argv or shutil.which(argv[0]) is None:
+            raise ParameterError(f"--external {name}={command}: no program {argv[0] if argv else ''!r} "
+                                 f"(not an executable file, nor on PATH)")
+        pattern = None
+        if name in regexes:
+            try:
+                pattern = re.compile(regexes[name], re.MULTILINE)
+            except re.error as error:
+                raise ParameterError(f"--external-pattern {name}=...: not a regular expression: {error}") from None
+        externals.append(External(name, command, pattern, timeout))
+    unknown = sorted(set(regexes) - set(programs))
+    if unknown:
+        raise ParameterError(f"--external-pattern {unknown[0]}=...: no --external {unknown[0]}=COMMAND")
+    return externals
+
+
+class DimacsInput:
+    """An instance as a plain DIMACS file for external programs, made when first asked for: the
+    instance's own file when it is plain text, else a temporary file (a generated instance,
+    written once; a compressed file, decompressed once), removed by ``close``."""
+
+    def __init__(self, path: str | None, network: Network):
+        self._source, self._network = path, network
+        self._path: str | None = None
+        self._folder: tempfile.TemporaryDirectory | None = None
+
+    def path(self) -> str:
+        if self._path is None:
+            data = read_bytes(self._source) if self._source else None
+            if data is not None and len(data) == os.path.getsize(self._source):
+                self._path = self._source  # plain text: read as it is
+            else:
+                self._folder = tempfile.TemporaryDirectory(prefix="maxflow-bench-")
+                self._path = os.path.join(self._folder.name, "instance.max")
+                with open(self._path, "wb") as stream:
+                    if data is not None:
+                        stream.write(data)
+                    else:
+                        write_network(stream, self._network)
+        return self._path
+
+    def close(self) -> None:
+        if self._folder is not None:
+            self._folder.cleanup()

@@ -1,0 +1,140 @@
+"""bench.external: programs that read DIMACS on stdin, timed and checked; every way they can fail.
+
+The programs are small Python scripts written here; most read the `c expected flow:` line of
+the instance they are given and print it the way a solver would.
+"""
+
+import gzip
+import os
+import shutil
+import sys
+import time
+
+import pytest
+
+from fixtures import DATA
+from maxflow_cli.bench.external import DimacsInput, External, RunFailed, parse_externals
+from maxflow_cli.bench.instances import parse_instance
+from maxflow_cli.dimacs.reader import read_network
+from maxflow_cli.errors import ParameterError
+
+CLRS = DATA / "clrs.max"  # maximum flow 23
+
+READ_EXPECTED = """
+import re, sys
+text = sys.stdin.read()
+expected = int(re.search(r"^c expected flow: (\\d+)", text, re.MULTILINE).group(1))
+"""
+HI_PR = READ_EXPECTED + """
+print("c\\nc hi_pr version 3.6\\nc\\nc nodes: 6\\nc arcs: 9\\nc")
+print("c flow:       %12.01f" % expected)
+print("c time:             0.02\\nc cut tm:           0.01\\nc pushes: 17\\nc gaps:   2")
+"""
+S_LINE = READ_EXPECTED + 'print("c some comment\\ns", expected)\n'
+OWN_WORDS = READ_EXPECTED + 'print(f"max flow value = {expected} (found in 3 ms)")\n'
+WRONG = READ_EXPECTED + 'print("s", expected + 1)\n'
+
+
+def program(tmp_path, name: str, body: str) -> str:
+    """An executable Python script in tmp_path; its path."""
+    path = tmp_path / name
+    path.write_text(f"#!{sys.executable}\n{body}")
+    path.chmod(0o755)
+    return str(path)
+
+
+def run_once(command: str, pattern: str | None = None, timeout: float = 30.0, path=CLRS):
+    (external,) = parse_externals([f"x={command}"], [f"x={pattern}"] if pattern else [], timeout, set())
+    network, _ = read_network(str(path))
+    dimacs = DimacsInput(str(path), network)
+    try:
+        return external.run(None, dimacs)
+    finally:
+        dimacs.close()
+
+
+def test_hi_pr_output_gives_the_flow_its_cut_time_and_counters(tmp_path):
+    result = run_once(program(tmp_path, "hi_pr", HI_PR))
+    assert result.flow_value == 23
+    assert result.times["stage1"] == 0.01 and result.times["wall"] > 0
+    assert result.counters == {"pushes": 17, "gaps": 2}
+
+
+def test_an_s_line_gives_the_flow_and_only_the_wall_time(tmp_path):
+    result = run_once(program(tmp_path, "s_line", S_LINE))
+    assert result.flow_value == 23 and set(result.times) == {"wall"}
+
+
+def test_a_pattern_reads_the_programs_own_words(tmp_path):
+    assert run_once(program(tmp_path, "own", OWN_WORDS), r"flow value = (\d+)").flow_value == 23
+    assert run_once(program(tmp_path, "own", OWN_WORDS), r"(?<== )\d+").flow_value == 23  # no group: the match
+
+
+@pytest.mark.parametrize("body, message", [
+    ("print('hello')", "printed no flow value (no 'c flow:' or 's' line): hello"),
+    ("print('s twelve')", "printed a flow value that is not an integer: 'twelve'"),
+    ("print('c flow: 12.5')", "printed a flow value that is not an integer: '12.5'"),
+    ("print('s 23'); print('c cut tm: soon')", "printed a cut time that is not a number: 'soon'"),
+    ("import sys; sys.exit('boom')", "exited with status 1: boom"),
+    ("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", "crashed (SIGSEGV)"),
+])
+def test_a_program_that_fails_says_how(tmp_path, body, message):
+    with pytest.raises(RunFailed) as error:
+        run_once(program(tmp_path, "bad", body))
+    assert message in str(error.value)
+
+
+def test_a_pattern_that_never_matches_is_named(tmp_path):
+    with pytest.raises(RunFailed, match=r"nothing matches the pattern flow=\(\\d\+\)\): s 23"):
+        run_once(program(tmp_path, "s_line", S_LINE), r"flow=(\d+)")
+
+
+def test_a_program_past_the_timeout_is_killed_with_its_children(tmp_path):
+    sleeper = program(tmp_path, "sleeper", "import subprocess, time\nsubprocess.Popen(['sleep', '60'])\ntime.sleep(60)")
+    started = time.perf_counter()
+    with pytest.raises(RunFailed, match="ran past --external-timeout 1 s and was killed"):
+        run_once(sleeper, timeout=1.0)
+    assert time.perf_counter() - started < 20  # the child holding the pipes was killed too
+
+
+@pytest.mark.parametrize("commands, patterns, message", [
+    (["x"], [], "expected NAME=..."),
+    (["=./a.out"], [], "expected NAME=..."),
+    (["x="], [], "expected NAME=..."),
+    (["a b=true"], [], "expected NAME=..."),
+    (["x=true", "x=false"], [], "'x' is given twice"),
+    (["hipr=true"], [], "'hipr' is already a solver's name"),
+    (["x=./no/such/program"], [], "no program './no/such/program'"),
+    (["x=true 'unclosed"], [], "No closing quotation"),
+    (["x=true"], ["x=("], "not a regular expression"),
+    (["x=true"], ["y=\\d+"], "--external-pattern y=...: no --external y=COMMAND"),
+])
+def test_bad_options_are_refused_before_anything_runs(commands, patterns, message):
+    with pytest.raises(ParameterError) as error:
+        parse_externals(commands, patterns, 1.0, {"hipr"})
+    assert message in str(error.value)
+
+
+def test_a_program_on_path_is_found():
+    (external,) = parse_externals([f"t={shutil.which('true')}"], [], 1.0, set())
+    assert isinstance(external, External) and external.label == "t"
+
+
+def test_a_plain_file_is_given_as_it_is_and_others_are_written_once(tmp_path):
+    network, _ = read_network(str(CLRS))
+    plain = DimacsInput(str(CLRS), network)
+    assert plain.path() == str(CLRS)
+    plain.close()
+    packed = tmp_path / "clrs.max.gz"
+    packed.write_bytes(gzip.compress(CLRS.read_bytes()))
+    unpacked = DimacsInput(str(packed), network)
+    assert unpacked.path() == unpacked.path() != str(packed)
+    assert open(unpacked.path(), "rb").read() == CLRS.read_bytes()
+    (instance,) = parse_instance("genrmf:a=3,b=4,seed=1")
+    generated = DimacsInput(None, instance.load()[0])
+    written = generated.path()
+    assert (read_network(written)[0].m, generated.path()) == (instance.load()[0].m, written)
+    for dimacs in (unpacked, generated):
+        temporary = dimacs.path()
+        dimacs.close()
+        assert not os.path.exists(temporary)
