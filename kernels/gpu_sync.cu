@@ -12,10 +12,12 @@
 //   `max_rounds` rounds ran.
 // A discharge follows He & Hong 2010's lock-free rule (Program 3): push to the lowest residual
 // neighbour when it is lower, else relabel to its label + 1; here every arc at that lowest
-// label takes a push in one pass. Only u's thread (or warp) lowers e(u) and the residuals of
-// u's arcs, so its reads of them are lower bounds and the preflow stays valid; others only add.
-// With `warp_per_vertex` (dense graphs) a warp discharges or scans each listed vertex;
-// otherwise a thread does, and a warp takes the vertices of more than HEAVY_DEGREE arcs. RES_T (int or long long) is the residual type, chosen by the host from the capacities.
+// label takes a push in one pass. Only u's group lowers e(u) and the residuals of u's arcs,
+// so its reads of them are lower bounds and the preflow stays valid; others only add.
+// Work is mapped to degree: a group of `width` lanes of a warp (a power of two up to 32, from
+// the mean degree: 8 on Washington-RLG, 32 on acyclic-dense) takes each listed vertex, a lane
+// per arc, so that the loads of its arcs are in flight together.
+// RES_T (int or long long) is the residual type, chosen by the host from the capacities.
 // Numba twin: gpu_sync_cpu.py (same steps, vertices of a round in parallel on CPU threads).
 
 #include <cooperative_groups.h>
@@ -28,9 +30,12 @@ namespace cg = cooperative_groups;
 #define RES_T long long
 #endif
 
+#ifndef BLOCK
 #define BLOCK 512
+#endif
+#ifndef MIN_BLOCKS
 #define MIN_BLOCKS 2        // blocks of BLOCK threads resident per multiprocessor
-#define HEAVY_DEGREE 32     // more arcs than this: a warp per vertex
+#endif
 #define MAX_STEPS 64        // push or relabel steps per vertex per round
 
 // Slots of `stats` (64-bit), shared with the host (kernels/gpu_sync.py).
@@ -46,6 +51,10 @@ namespace cg = cooperative_groups;
 #define GENERATION 32
 
 typedef unsigned long long u64;
+
+#ifndef SPIN_PAUSE
+#define SPIN_PAUSE __nanosleep(32)
+#endif
 
 static __device__ __forceinline__ void add_res(RES_T *address, long long value)
 {
@@ -70,7 +79,7 @@ static __device__ void grid_barrier(long long *stats)
             atomicAdd(reinterpret_cast<u64 *>(&stats[GENERATION]), 1ULL);
         } else {
             while (*generation == seen)
-                __nanosleep(32);
+                SPIN_PAUSE;
         }
         __threadfence();
     }
@@ -108,6 +117,35 @@ static __device__ long long block_read(const long long *address)
     return value;
 }
 
+// ---------------------------------------------------------------- lane groups
+
+// The lanes of a warp split in groups of `width` (a power of two): this lane's rank in its
+// group and the mask of its group, for the shuffles.
+struct Group {
+    int width;
+    int rank;
+    unsigned int mask;
+};
+
+static __device__ __forceinline__ Group group_of(int width)
+{
+    int lane = threadIdx.x & 31;
+    unsigned int lanes = width == 32 ? 0xffffffffu : ((1u << width) - 1) << (lane & ~(width - 1));
+    return {width, lane & (width - 1), lanes};
+}
+
+static __device__ __forceinline__ int group_min(Group g, int value)
+{
+    for (int offset = g.width / 2; offset > 0; offset /= 2)
+        value = min(value, __shfl_xor_sync(g.mask, value, offset, g.width));
+    return value;
+}
+
+static __device__ __forceinline__ long long group_broadcast(Group g, long long value)
+{
+    return __shfl_sync(g.mask, value, 0, g.width);
+}
+
 // ---------------------------------------------------------------- global relabel
 
 // Labels w = level + 1 through arc a of u (the residual arc (w, u)); queues w once.
@@ -125,13 +163,14 @@ static __device__ __forceinline__ void visit(int a, int level, int n, int source
 // Exact distances to the sink over residual arcs (n where the sink is out of reach; the
 // source keeps n), then the list of active vertices (excess > 0, label < n) for round ROUND.
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-global_relabel_kernel(int n, int source, int sink, int warp_per_vertex, const int *first,
-                      const int *head,
-                      const int *rev, const RES_T *res, const long long *excess, int *label,
-                      int *queued, int *list0, int *list1, long long *stats)
+global_relabel_kernel(int n, int source, int sink, int width, const int *first,
+                      const int *head, const int *rev, const RES_T *res,
+                      const long long *excess, int *label, int *queued, int *list0,
+                      int *list1, long long *stats)
 {
     int threads = gridDim.x * blockDim.x;
     int id = blockIdx.x * blockDim.x + threadIdx.x;
+    Group g = group_of(width);
     for (int v = id; v < n; v += threads)
         label[v] = v == sink ? 0 : n;
     if (id == 0) {
@@ -150,33 +189,10 @@ global_relabel_kernel(int n, int source, int sink, int warp_per_vertex, const in
         const int *frontier = level % 2 ? list1 : list0;
         int *next = level % 2 ? list0 : list1;
         long long *next_count = &stats[COUNTS + (level + 1) % 3];
-        int lane = threadIdx.x & 31;
-        int warps = threads / 32;
-        if (warp_per_vertex) {
-            for (long long i = id / 32; i < count; i += warps) {
-                int u = frontier[i];
-                for (int a = first[u] + lane; a < first[u + 1]; a += 32)
-                    visit(a, level, n, source, head, rev, res, label, next, next_count);
-            }
-        } else {
-            for (long long base = (id / 32) * 32LL; base < count; base += warps * 32LL) {
-                long long i = base + lane;
-                int u = i < count ? frontier[i] : -1;
-                int begin = u >= 0 ? first[u] : 0, end = u >= 0 ? first[u + 1] : 0;
-                bool heavy = end - begin > HEAVY_DEGREE;
-                if (!heavy)
-                    for (int a = begin; a < end; ++a)
-                        visit(a, level, n, source, head, rev, res, label, next, next_count);
-                unsigned int heavies = __ballot_sync(0xffffffffu, heavy);
-                while (heavies) {
-                    int owner = __ffs(heavies) - 1;
-                    heavies &= heavies - 1;
-                    int from = __shfl_sync(0xffffffffu, begin, owner);
-                    int to = __shfl_sync(0xffffffffu, end, owner);
-                    for (int a = from + lane; a < to; a += 32)
-                        visit(a, level, n, source, head, rev, res, label, next, next_count);
-                }
-            }
+        for (long long i = id / width; i < count; i += threads / width) {
+            int u = frontier[i];
+            for (int a = first[u] + g.rank; a < first[u + 1]; a += width)
+                visit(a, level, n, source, head, rev, res, label, next, next_count);
         }
         grid_barrier(stats);
     }
@@ -193,7 +209,7 @@ global_relabel_kernel(int n, int source, int sink, int warp_per_vertex, const in
     }
     grid_barrier(stats);
     for (int v = id; v < n; v += threads) {
-        if (v != source && v != sink && label[v] < n && excess[v] > 0) {
+        if (v != source && v != sink && fresh(&label[v]) < n && excess[v] > 0) {
             queued[v] = static_cast<int>(round);
             append(list, count, v);
         }
@@ -215,8 +231,8 @@ static __device__ __forceinline__ void enqueue(int v, int round, int *queued, in
         append(next, next_count, v);
 }
 
-// Moves delta along arc a of u (u's thread or lane alone) and queues its head when it
-// turned active.
+// Moves delta along arc a of u (u's group alone lowers res[a] and e(u)) and queues the head
+// when it turned active.
 static __device__ __forceinline__ void push(int u, int a, long long delta, int round, int n,
                                             int source, int sink, const int *head,
                                             const int *rev, RES_T *res, long long *excess,
@@ -233,95 +249,48 @@ static __device__ __forceinline__ void push(int u, int a, long long delta, int r
         enqueue(w, round, queued, next, next_count);
 }
 
-// One thread discharges a vertex of few arcs: up to MAX_STEPS steps, each finding the lowest
-// residual neighbour, then pushing along every arc at that label or relabeling. Returns the
-// work done (arcs scanned, beta per relabel); counts pushes and relabels.
-static __device__ long long discharge_alone(int u, int round, int n, int source, int sink,
-                                            int beta, const int *first, const int *head,
-                                            const int *rev, RES_T *res, long long *excess,
-                                            int *label, int *queued, int *next,
-                                            long long *next_count, unsigned int *pushes,
-                                            unsigned int *relabels)
+// A group discharges u: up to MAX_STEPS steps, each finding the lowest residual neighbour (a
+// group minimum), then pushing along every arc at that label in arc order (a group prefix
+// sum of their residuals says how much each takes), or relabeling. Every lane of the group
+// calls it with the same u; the values that steer the loop are the group's alike. Returns
+// the work done (arcs scanned, beta per relabel) on rank 0; counts pushes and relabels.
+static __device__ long long discharge(Group g, int u, int round, int n, int source, int sink,
+                                      int beta, const int *first, const int *head,
+                                      const int *rev, RES_T *res, long long *excess,
+                                      int *label, int *queued, int *next,
+                                      long long *next_count, unsigned int *pushes,
+                                      unsigned int *relabels)
 {
     int begin = first[u], end = first[u + 1];
-    int h = label[u];
-    long long e = fresh(&excess[u]);
+    int h = fresh(&label[u]);
+    long long e = group_broadcast(g, fresh(&excess[u]));
     long long work = 0;
     for (int step = 0; step < MAX_STEPS && e > 0 && h < n; ++step) {
         int lowest = 2 * n;
-        for (int a = begin; a < end; ++a) {
-            if (fresh(&res[a]) > 0) {
-                int l = fresh(&label[head[a]]);
-                lowest = min(lowest, l);
-            }
-        }
+        for (int a = begin + g.rank; a < end; a += g.width)
+            if (fresh(&res[a]) > 0)
+                lowest = min(lowest, fresh(&label[head[a]]));
+        lowest = group_min(g, lowest);
         work += end - begin;
         if (lowest >= 2 * n)
             break;  // the pushes that gave u its excess are not visible yet
         if (h > lowest) {
-            for (int a = begin; a < end && e > 0; ++a) {
-                long long r = fresh(&res[a]);
-                if (r > 0 && fresh(&label[head[a]]) == lowest) {
-                    long long delta = min(e, r);
-                    push(u, a, delta, round, n, source, sink, head, rev, res, excess, label,
-                         queued, next, next_count);
-                    e -= delta;
-                    ++*pushes;
-                }
-            }
-            e = fresh(&excess[u]);
-        } else {
-            h = lowest + 1;
-            label[u] = h;
-            work += beta;
-            ++*relabels;
-        }
-    }
-    return work;
-}
-
-// The same discharge by a whole warp (every lane calls it with the same u): the lowest label
-// by a warp reduction, the pushes at that label in arc order by a warp prefix sum.
-static __device__ long long discharge_by_warp(int u, int round, int n, int source, int sink,
-                                              int beta, const int *first, const int *head,
-                                              const int *rev, RES_T *res, long long *excess,
-                                              int *label, int *queued, int *next,
-                                              long long *next_count, unsigned int *pushes,
-                                              unsigned int *relabels)
-{
-    int lane = threadIdx.x & 31;
-    int begin = first[u], end = first[u + 1];
-    int h = label[u];
-    long long e = fresh(&excess[u]);
-    long long work = 0;
-    for (int step = 0; step < MAX_STEPS && e > 0 && h < n; ++step) {
-        int lowest = 2 * n;
-        for (int a = begin + lane; a < end; a += 32)
-            if (fresh(&res[a]) > 0)
-                lowest = min(lowest, fresh(&label[head[a]]));
-        for (int offset = 16; offset > 0; offset /= 2)
-            lowest = min(lowest, __shfl_xor_sync(0xffffffffu, lowest, offset));
-        work += end - begin;
-        if (lowest >= 2 * n)
-            break;
-        if (h > lowest) {
-            for (int chunk = begin; chunk < end && e > 0; chunk += 32) {
-                int a = chunk + lane;
+            for (int chunk = begin; chunk < end && e > 0; chunk += g.width) {
+                int a = chunk + g.rank;
                 long long r = 0;
                 if (a < end) {
                     r = fresh(&res[a]);
                     if (r > 0 && fresh(&label[head[a]]) != lowest)
                         r = 0;
                 }
-                long long before = r;  // inclusive prefix sum of the pushable residuals
-                for (int offset = 1; offset < 32; offset *= 2) {
-                    long long below = __shfl_up_sync(0xffffffffu, before, offset);
-                    if (lane >= offset)
-                        before += below;
+                long long upto = r;  // inclusive prefix sum of the pushable residuals
+                for (int offset = 1; offset < g.width; offset *= 2) {
+                    long long below = __shfl_up_sync(g.mask, upto, offset, g.width);
+                    if (g.rank >= offset)
+                        upto += below;
                 }
-                long long total = __shfl_sync(0xffffffffu, before, 31);
-                before -= r;
-                long long delta = min(r, max(e - before, 0LL));
+                long long total = __shfl_sync(g.mask, upto, g.width - 1, g.width);
+                long long delta = min(r, max(e - (upto - r), 0LL));
                 if (delta > 0) {
                     push(u, a, delta, round, n, source, sink, head, rev, res, excess, label,
                          queued, next, next_count);
@@ -329,35 +298,35 @@ static __device__ long long discharge_by_warp(int u, int round, int n, int sourc
                 }
                 e -= min(e, total);
             }
-            __syncwarp();
-            e = fresh(&excess[u]);
+            __syncwarp(g.mask);
+            e = group_broadcast(g, fresh(&excess[u]));
         } else {
             h = lowest + 1;
-            if (lane == 0) {
+            if (g.rank == 0) {
                 label[u] = h;
                 ++*relabels;
             }
             work += beta;
         }
     }
-    return lane == 0 ? work : 0;
+    return g.rank == 0 ? work : 0;
 }
 
 // Rounds over the active list until it is empty, the work since the last global relabel
 // reaches `budget`, or `max_rounds` rounds ran (the host launches it with STOP clear). Every
-// thread decides alike: what the loop test reads changes only between two barriers. Round r discharges list r % 2 and builds
-// list (r + 1) % 2: the vertices that stay active and those its pushes made active.
+// thread decides alike: what the loop test reads changes only between two barriers. Round r
+// discharges list r % 2 and builds list (r + 1) % 2: the vertices that stay active and those
+// its pushes made active.
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-rounds_kernel(int n, int source, int sink, int warp_per_vertex, int beta, long long budget,
-              int max_rounds,
-              const int *first, const int *head, const int *rev, RES_T *res,
+rounds_kernel(int n, int source, int sink, int width, int beta, long long budget,
+              int max_rounds, const int *first, const int *head, const int *rev, RES_T *res,
               long long *excess, int *label, int *queued, int *list0, int *list1,
               long long *stats)
 {
     int threads = gridDim.x * blockDim.x;
     int id = blockIdx.x * blockDim.x + threadIdx.x;
     int lane = threadIdx.x & 31;
-    int warps = threads / 32;
+    Group g = group_of(width);
     unsigned int pushes = 0, relabels = 0;
     long long work = 0;
     for (int done = 0; done < max_rounds; ++done) {
@@ -371,40 +340,13 @@ rounds_kernel(int n, int source, int sink, int warp_per_vertex, int beta, long l
         int next_round = static_cast<int>(round + 1);
         if (id == 0)
             stats[COUNTS + (round + 2) % 3] = 0;
-        if (warp_per_vertex) {
-            for (long long i = id / 32; i < count; i += warps) {
-                int u = list[i];
-                work += discharge_by_warp(u, next_round, n, source, sink, beta, first, head,
-                                          rev, res, excess, label, queued, next, next_count,
-                                          &pushes, &relabels);
-                if (lane == 0 && fresh(&excess[u]) > 0 && fresh(&label[u]) < n)
-                    enqueue(u, next_round, queued, next, next_count);
-            }
-        } else {
-            for (long long base = (id / 32) * 32LL; base < count; base += warps * 32LL) {
-                long long i = base + lane;
-                int u = i < count ? list[i] : -1;
-                bool heavy = u >= 0 && first[u + 1] - first[u] > HEAVY_DEGREE;
-                if (u >= 0 && !heavy)
-                    work += discharge_alone(u, next_round, n, source, sink, beta, first, head, rev,
-                                            res, excess, label, queued, next, next_count, &pushes,
-                                            &relabels);
-                unsigned int heavies = __ballot_sync(0xffffffffu, heavy);
-                while (heavies) {
-                    int owner = __ffs(heavies) - 1;
-                    heavies &= heavies - 1;
-                    int v = __shfl_sync(0xffffffffu, u, owner);
-                    work += discharge_by_warp(v, next_round, n, source, sink, beta, first, head,
-                                              rev, res, excess, label, queued, next, next_count,
-                                              &pushes, &relabels);
-                }
-                // a discharged vertex still active goes to the next round (once)
-                if (u >= 0) {
-                    long long left = fresh(&excess[u]);
-                    if (left > 0 && fresh(&label[u]) < n)
-                        enqueue(u, next_round, queued, next, next_count);
-                }
-            }
+        for (long long i = id / width; i < count; i += threads / width) {
+            int u = list[i];
+            work += discharge(g, u, next_round, n, source, sink, beta, first, head, rev, res,
+                              excess, label, queued, next, next_count, &pushes, &relabels);
+            // a discharged vertex still active goes to the next round (once)
+            if (g.rank == 0 && fresh(&excess[u]) > 0 && fresh(&label[u]) < n)
+                enqueue(u, next_round, queued, next, next_count);
         }
         long long warp_work = work;
         for (int offset = 16; offset > 0; offset /= 2)

@@ -13,12 +13,12 @@ import time
 
 import numpy as np
 
+from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels import gpu_sync_cpu, load
 from maxflow_cli.kernels.devices import gpu_error
 
 BLOCK = 512  # as in gpu_sync.cu
 MIN_BLOCKS = 2  # blocks resident per multiprocessor (gpu_sync.cu's __launch_bounds__)
-HEAVY_DEGREE = 32  # as in gpu_sync.cu
 INT32_MAX = 2**31 - 1
 
 
@@ -79,11 +79,12 @@ class SyncGpuDevice:
     """gpu_sync.cu on the GPU: a grid of MIN_BLOCKS blocks per multiprocessor, all resident,
     as the kernels' grid barrier needs. Kernel times by CUDA events."""
 
-    def __init__(self, graph, res, excess):
+    def __init__(self, graph, res, excess, width: int):
         import pycuda.driver as cuda
 
         self.cuda = cuda
         self.allocations = []
+        self.width = width
         res_type = residual_type(graph)
         try:
             self._open(graph, res.astype(res_type), excess, res_type)
@@ -109,8 +110,6 @@ class SyncGpuDevice:
         self.grid = (multiprocessors * MIN_BLOCKS, 1)
         self.graph = graph
         self.res_type = res_type
-        # a warp per listed vertex where the mean vertex has more arcs than a warp has lanes
-        self.warp_per_vertex = int(graph.head.shape[0] > HEAVY_DEGREE * graph.n)
         n = graph.n
         self.first, self.head, self.rev, self.res = (
             self._copy_in(a) for a in (graph.first, graph.head, graph.rev, res))
@@ -151,12 +150,12 @@ class SyncGpuDevice:
     def global_relabel(self) -> np.ndarray:
         g = self.graph
         return self._run("global_relabel", self.relabel_kernel, g.n, g.source, g.sink,
-                         self.warp_per_vertex, *self._state())
+                         self.width, *self._state())
 
     def rounds(self, beta: int, budget: int, max_rounds: int) -> np.ndarray:
         g = self.graph
         return self._run("rounds", self.rounds_kernel, g.n, g.source, g.sink,
-                         self.warp_per_vertex, beta, budget, max_rounds, *self._state())
+                         self.width, beta, budget, max_rounds, *self._state())
 
     def download(self, res: np.ndarray, excess: np.ndarray) -> None:
         on_device = np.empty(res.shape[0], self.res_type)
@@ -170,9 +169,21 @@ class SyncGpuDevice:
         self.allocations = []
 
 
-def open_sync_device(kind: str, graph, res: np.ndarray, excess: np.ndarray):
+def group_width(graph) -> int:
+    """Lanes that discharge or scan a vertex together: the smallest power of two at least
+    the mean number of arcs a vertex has, at most a warp."""
+    mean = graph.head.shape[0] / max(graph.n, 1)
+    width = 1
+    while width < min(mean, 32):
+        width *= 2
+    return width
+
+
+def open_sync_device(kind: str, graph, res: np.ndarray, excess: np.ndarray, width: int = 0):
     """A SyncGpuDevice (kind "gpu") or SyncTwinDevice ("cpu") holding `graph` and the
-    preflow (res, excess)."""
+    preflow (res, excess); the GPU's lane groups are `width` wide (0: group_width)."""
+    if width & (width - 1):
+        raise ParameterError(f"--group-size {width}: must be a power of two (or 0)")
     if kind == "gpu":
-        return SyncGpuDevice(graph, res, excess)
+        return SyncGpuDevice(graph, res, excess, width or group_width(graph))
     return SyncTwinDevice(graph, res, excess)

@@ -38,7 +38,7 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     frequency = params["global_update_frequency"]
     budget = int((params["alpha"] * graph.n + graph.m) / frequency) if frequency > 0 \
         else 2**62
-    device = open_sync_device(options.device, graph, res, excess)
+    device = open_sync_device(options.device, graph, res, excess, params["group_size"])
     try:
         relabels = 1
         stats = device.global_relabel()
@@ -70,11 +70,14 @@ register_compiled(
     "gpu-sync", "our device-resident push-relabel: synchronous rounds over an active list, "
     "global relabels by a one-launch BFS, all on the GPU",
     "ours, after Baumstark, Blelloch & Shun 2015 and He & Hong 2010", solve_gpu_sync, (
-        Parameter("global_update_frequency", float, 1.0,
+        Parameter("global_update_frequency", float, 0.25,
                   "gpu-sync: global relabel when work * this > alpha * n + m (0: only when "
                   "no vertex is active)", minimum=0.0, maximum=1e6),
         Parameter("alpha", int, 6, "gpu-sync: weight of n in the global relabel budget",
                   minimum=0, maximum=10**6),
         Parameter("beta", int, 12, "gpu-sync: work charged per relabel besides its arc scans",
                   minimum=0, maximum=10**6),
+        Parameter("group_size", int, 0, "gpu-sync: lanes that discharge a vertex together, a "
+                  "power of two up to 32 (0: the mean degree's, rounded up)", minimum=0,
+                  maximum=32),
     ), devices=("gpu", "cpu"), unavailable=device_unavailable, default_device=default_device)
