@@ -32,7 +32,7 @@ import numpy as np
 
 from maxflow_cli import generators
 from maxflow_cli.kernels import gpu_unavailable
-from maxflow_cli.solvers import SolveOptions, get_solver
+from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.solvers.parallel_relabel import (Workspace, parallel_global_relabel,
                                                   parallel_reverse_bfs)
 from maxflow_cli.solvers.relabel import global_relabel_cpu, reverse_bfs

@@ -10,7 +10,7 @@ from fixtures import DATA
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.bench.suites import SUITES, Suite
 from maxflow_cli.cli import main
-from maxflow_cli.solvers import REGISTRY
+from maxflow_cli.registry import solvers
 from test_bench_runner import fake_solver
 
 TINY = "genrmf:a=3,b=4,seed=1..2"
@@ -51,7 +51,7 @@ def test_no_instance_runs_the_quick_suite(monkeypatch):
 
 def test_a_flow_mismatch_prints_in_red_and_exits_1(monkeypatch, tmp_path):
     spec = fake_solver("wrong", wrong_calls={2})
-    monkeypatch.setitem(REGISTRY, spec.name, spec)
+    monkeypatch.setitem(solvers(), spec.name, spec)
     result = bench(TINY, *FAST, "--solvers", "hipr,wrong", "--json", str(tmp_path / "r.json"))
     assert result.exit_code == 1
     assert "FAILED" in result.output and "wrong gave flow value" in result.output

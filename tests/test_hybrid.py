@@ -15,7 +15,8 @@ from maxflow_cli.cli import main
 from maxflow_cli.errors import SolverUnavailable
 from maxflow_cli.kernels.global_relabel_cpu import cancel_violations
 from maxflow_cli.residual import build_residual
-from maxflow_cli.solvers import REGISTRY, SolveOptions, hybrid
+from maxflow_cli.registry import SolveOptions, solvers
+from maxflow_cli.solvers import hybrid
 from maxflow_cli.solvers.hybrid import HandOver, eq3_threshold
 from maxflow_cli.solvers.parallel_relabel import threads_in_use
 from test_cuda import DEVICES, FAMILY_CASES, assert_like_hipr, solve
@@ -109,7 +110,7 @@ def test_eq3_threshold():
 def resolved(name, device):
     """Solver `name`'s default options on `device`; skips where that device is missing."""
     try:
-        return REGISTRY[name].resolve(SolveOptions(device=device))
+        return solvers()[name].resolve(SolveOptions(device=device))
     except SolverUnavailable as reason:
         pytest.skip(str(reason))
 

@@ -15,7 +15,7 @@ from maxflow_cli import generators
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.network import Network
 from maxflow_cli.residual import build_residual
-from maxflow_cli.solvers import SolveOptions, get_solver
+from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.solvers.parallel_relabel import (ABORTED, LONG_LIST, OWNER_CYCLE, OWNER_SHIFT,
                                                   Workspace, _bfs_levels, chunk, label_skew,
                                                   block_of, mark_open_arcs, owned,

@@ -12,7 +12,7 @@ from maxflow_cli.errors import ParameterError, SolverUnavailable
 from maxflow_cli.network import Network
 from maxflow_cli.residual import build_residual
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import REGISTRY, SolveOptions
+from maxflow_cli.registry import solvers, SolveOptions
 from maxflow_cli.solvers.hipr import COUNTER_NAMES, DONE, hipr_initialize, hipr_stage_one
 from maxflow_cli.solvers.relabel import reverse_bfs
 from oracle import max_flow_value
@@ -20,7 +20,7 @@ from oracle import max_flow_value
 
 def _solver_devices():
     cases = []
-    for name, spec in REGISTRY.items():
+    for name, spec in solvers().items():
         for device in spec.devices:
             marks = [pytest.mark.gpu] if device == "gpu" else []
             cases.append(pytest.param(name, device, marks=marks, id=f"{name}-{device}"))
@@ -32,7 +32,7 @@ INSTANCES = known_instances()
 
 
 def solve(name, device, graph, want_flow):
-    spec = REGISTRY[name]
+    spec = solvers()[name]
     try:
         options = spec.resolve(SolveOptions(want_flow=want_flow, device=device))
     except SolverUnavailable as reason:

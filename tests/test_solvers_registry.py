@@ -3,12 +3,12 @@
 import pytest
 
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.solvers import (REGISTRY, SolveOptions, all_parameters, get_solver,
+from maxflow_cli.registry import (solvers, SolveOptions, all_parameters, get_solver,
                                  parameter_defaults)
 
 
 def test_every_solver_is_described_and_cites_its_seed():
-    for name, spec in REGISTRY.items():
+    for name, spec in solvers().items():
         assert spec.name == name and spec.summary and spec.citation
         assert spec.devices
 

@@ -26,7 +26,7 @@ from maxflow_cli.check import check_answer
 from maxflow_cli.errors import SolverUnavailable
 from maxflow_cli.residual import ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import REGISTRY, SolveOptions, SolverSpec, get_solver
+from maxflow_cli.registry import solvers, SolveOptions, SolverSpec, get_solver
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def default_solvers() -> list[str]:
     """Every registered solver that can run here on its own device (the first it lists: the GPU
     for GPU solvers). Their CPU twins are slow study tools, run only when asked: ``cuda@cpu``."""
     available = []
-    for name, spec in REGISTRY.items():
+    for name, spec in solvers().items():
         try:
             spec.resolve(SolveOptions(device=spec.devices[0]))
         except SolverUnavailable:

@@ -26,7 +26,7 @@ import numpy as np
 from maxflow_cli.kernels.devices import default_device, device_unavailable, open_device
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import INT32_MAX, Parameter, SolveOptions
+from maxflow_cli.registry import INT32_MAX, Parameter, SolveOptions
 from maxflow_cli.solvers.hipr import register_compiled, timed_stage_two
 from maxflow_cli.solvers.relabel import global_relabel_cpu, initialize_preflow, unfinished
 

@@ -23,7 +23,7 @@ import time
 from maxflow_cli.kernels.devices import open_device
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import SolveOptions
+from maxflow_cli.registry import SolveOptions
 from maxflow_cli.solvers.cuda import (block_size_parameter, cycles_parameter, finish,
                                       register_with_kernels)
 from maxflow_cli.solvers.relabel import initialize_preflow

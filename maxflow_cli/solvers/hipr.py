@@ -17,7 +17,7 @@ import numpy as np
 from maxflow_cli.network import Network
 from maxflow_cli.residual import ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import Parameter, SolveOptions, SolverSpec, register
+from maxflow_cli.registry import Parameter, SolveOptions, SolverSpec, register
 from maxflow_cli.solvers.parallel_relabel import parallel_gap_relabel
 from maxflow_cli.solvers.relabel import lift_bucket, saturate_source_arcs
 

@@ -49,7 +49,7 @@ import numpy as np
 from maxflow_cli.kernels.devices import open_device
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import Parameter, SolveOptions
+from maxflow_cli.registry import Parameter, SolveOptions
 from maxflow_cli.solvers.cuda import (KERNEL_CYCLES, block_size_parameter, finish,
                                       register_with_kernels)
 from maxflow_cli.solvers.hipr import (COUNTER_NAMES, HIPR_PARAMETERS, PUSHES, RELABELS,

@@ -23,7 +23,7 @@ from numba import prange
 from maxflow_cli.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import SolveOptions
+from maxflow_cli.registry import SolveOptions
 from maxflow_cli.solvers.hipr import HIPR_PARAMETERS, register_compiled, timed_stage_two
 from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace, chunk, gather,
                                                   parallel_global_relabel, threads_in_use,

@@ -44,7 +44,7 @@ from numba import prange
 
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import Parameter, SolveOptions
+from maxflow_cli.registry import Parameter, SolveOptions
 from maxflow_cli.solvers.cuda import block_size_parameter, register_with_kernels
 from maxflow_cli.solvers.hipr import HIPR_PARAMETERS
 from maxflow_cli.solvers.hybrid import HandOver

@@ -1,0 +1,137 @@
+"""The solver registry: every solver is a SolverSpec, called the same way.
+
+The solver modules (maxflow_cli/solvers/, listed in SOLVER_MODULES) register themselves when
+they are imported; they are imported the first time the registry is asked for a solver.
+
+``spec.prepare(options)`` compiles what the solver needs (Numba functions, CUDA kernels) and
+returns the seconds it took, so that compile time stays out of solve times;
+``spec.solve(graph, options)`` returns a SolveResult. ``spec.unavailable(options)`` says why
+a solver cannot run here (no GPU, no PyCUDA), or None.
+"""
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from maxflow_cli.errors import ParameterError, SolverUnavailable
+from maxflow_cli.residual import ResidualGraph
+from maxflow_cli.result import SolveResult
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A tuning value a solver takes, exposed on the command line as ``--name``."""
+
+    name: str  # python name, e.g. "global_update_frequency"
+    type: type
+    default: Any
+    help: str
+    minimum: Any = None  # the smallest value accepted (None: no bound)
+    maximum: Any = None  # the largest value accepted (None: no bound)
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def check(self, value) -> None:
+        """ParameterError unless minimum <= value <= maximum."""
+        if (self.minimum is not None and value < self.minimum) or \
+                (self.maximum is not None and value > self.maximum):
+            bounds = f"{'' if self.minimum is None else self.minimum}.." \
+                     f"{'' if self.maximum is None else self.maximum}"
+            raise ParameterError(f"{self.flag} {value}: must be in {bounds}")
+
+
+INT32_MAX = 2**31 - 1
+
+
+@dataclass
+class SolveOptions:
+    """How to solve: whether a flow (stage 2) is wanted, where, and solver parameters."""
+
+    want_flow: bool = False
+    device: str | None = None  # "cpu" or "gpu" for solvers that have both; None: the default
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SolverSpec:
+    name: str
+    summary: str
+    citation: str
+    solve: Callable[[ResidualGraph, SolveOptions], SolveResult]
+    prepare: Callable[[SolveOptions], float]
+    parameters: tuple[Parameter, ...] = ()
+    devices: tuple[str, ...] = ("cpu",)
+    unavailable: Callable[[SolveOptions], str | None] = lambda options: None
+    default_device: Callable[[], str] | None = None  # None: the first of `devices`
+
+    def resolve(self, options: SolveOptions) -> SolveOptions:
+        """Options with defaults filled in; refuses parameters and devices this solver lacks."""
+        known = {p.name: p for p in self.parameters}
+        for name, value in options.params.items():
+            if name not in known:
+                flag = "--" + name.replace("_", "-")
+                raise ParameterError(f"{flag} does not apply to solver '{self.name}'")
+            known[name].check(value)
+        device = options.device or (self.default_device() if self.default_device
+                                    else self.devices[0])
+        if device not in self.devices:
+            raise ParameterError(
+                f"solver '{self.name}' runs on {', '.join(self.devices)}, not on '{device}'")
+        params = {name: p.default for name, p in known.items()}
+        params.update(options.params)
+        resolved = SolveOptions(options.want_flow, device, params)
+        reason = self.unavailable(resolved)
+        if reason:
+            raise SolverUnavailable(f"solver '{self.name}' cannot run here: {reason}")
+        return resolved
+
+
+# The modules of maxflow_cli/solvers/, each registering its solvers; a new solver adds its
+# module here.
+SOLVER_MODULES = ("hipr", "cuda", "gpu_bfs", "hybrid", "lockfree", "openmp_cuda")
+
+_REGISTRY: dict[str, SolverSpec] = {}
+_loaded = False
+
+
+def register(spec: SolverSpec) -> SolverSpec:
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def solvers() -> dict[str, SolverSpec]:
+    """Every registered solver by name, the solver modules imported on the first call."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in SOLVER_MODULES:
+            importlib.import_module(f"maxflow_cli.solvers.{module}")
+    return _REGISTRY
+
+
+def get_solver(name: str) -> SolverSpec:
+    registry = solvers()
+    if name not in registry:
+        raise ParameterError(f"unknown solver '{name}'; known: {', '.join(registry)}")
+    return registry[name]
+
+
+def all_parameters() -> dict[str, Parameter]:
+    """Every solver parameter by name (solvers that share a name share its meaning)."""
+    table: dict[str, Parameter] = {}
+    for spec in solvers().values():
+        for parameter in spec.parameters:
+            table.setdefault(parameter.name, parameter)
+    return table
+
+
+def parameter_defaults(name: str) -> str:
+    """The default of a parameter, per solver where solvers' defaults differ: '32' or
+    'cuda 32, gpu-bfs 1024'."""
+    defaults = {spec.name: p.default for spec in solvers().values() for p in spec.parameters
+                if p.name == name}
+    if len(set(map(repr, defaults.values()))) == 1:
+        return str(next(iter(defaults.values())))
+    return ", ".join(f"{solver} {default}" for solver, default in defaults.items())
