@@ -10,11 +10,13 @@ a solver cannot run here (no GPU, no PyCUDA), or None.
 """
 
 import importlib
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from maxflow_cli.errors import ParameterError, SolverUnavailable
-from maxflow_cli.residual import ResidualGraph
+from maxflow_cli.network import Network
+from maxflow_cli.residual import ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
 
 
@@ -135,3 +137,33 @@ def parameter_defaults(name: str) -> str:
     if len(set(map(repr, defaults.values()))) == 1:
         return str(next(iter(defaults.values())))
     return ", ".join(f"{solver} {default}" for solver, default in defaults.items())
+
+
+def compile_on_tiny_graph(solve, options: SolveOptions) -> float:
+    """Run `solve` on a 4-vertex network so that every Numba function it uses is compiled (or
+    loaded from the disk cache); return the seconds that took."""
+    tiny = Network.from_arcs(4, 0, 3, [(0, 1, 3), (1, 2, 2), (2, 1, 1), (1, 3, 1), (2, 3, 5),
+                                       (0, 2, 1)])
+    started = time.perf_counter()
+    solve(build_residual(tiny), SolveOptions(True, options.device, options.params))
+    return time.perf_counter() - started
+
+
+HIPR_PARAMETERS = (
+    Parameter("global_update_frequency", float, 0.5,
+              "hipr: global update when work * this > alpha * n + m (hi_pr's 0.5; 0: never)",
+              minimum=0.0, maximum=1e6),
+    Parameter("alpha", int, 6, "hipr: weight of n in the global update threshold (hi_pr's 6)",
+              minimum=0, maximum=10**6),
+    Parameter("beta", int, 12, "hipr: work charged per relabel besides its arc scans "
+              "(hi_pr's 12)", minimum=0, maximum=10**6),
+)
+
+
+def register_compiled(name: str, summary: str, citation: str, solve,
+                      parameters: tuple[Parameter, ...], **devices) -> None:
+    """Register a solver whose prepare step compiles it on a tiny graph; `devices` are
+    SolverSpec's device fields, for solvers that also run elsewhere than on the CPU."""
+    register(SolverSpec(name, summary, citation, solve,
+                        prepare=lambda options: compile_on_tiny_graph(solve, options),
+                        parameters=parameters, **devices))

@@ -33,9 +33,9 @@ import numpy as np
 from maxflow_cli import generators
 from maxflow_cli.kernels import gpu_unavailable
 from maxflow_cli.registry import SolveOptions, get_solver
-from maxflow_cli.solvers.parallel_relabel import (Workspace, parallel_global_relabel,
+from maxflow_cli.pushrelabel.parallel_relabel import (Workspace, parallel_global_relabel,
                                                   parallel_reverse_bfs)
-from maxflow_cli.solvers.relabel import global_relabel_cpu, reverse_bfs
+from maxflow_cli.pushrelabel.relabel import global_relabel_cpu, reverse_bfs
 from gpu_timings import _stop, graph_of, run_one, solver_params, within
 
 FAMILY_PRESETS = ("acyclic-dense-2000", "genrmf-long-24x192", "genrmf-wide-64",

@@ -16,7 +16,7 @@ from maxflow_cli.kernels import devices
 from maxflow_cli.network import Network
 from maxflow_cli.residual import build_residual
 from maxflow_cli.registry import solvers, SolveOptions
-from maxflow_cli.solvers.relabel import global_relabel_cpu, saturate_source_arcs
+from maxflow_cli.pushrelabel.relabel import global_relabel_cpu, saturate_source_arcs
 from test_solvers import networks
 
 DEVICES = [pytest.param("cpu", id="twins"), pytest.param("gpu", marks=pytest.mark.gpu, id="gpu")]

@@ -11,7 +11,7 @@ from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels.devices import TwinDevice
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers.gpu_bfs import global_relabel_gpu
-from maxflow_cli.solvers.relabel import reverse_bfs, saturate_source_arcs
+from maxflow_cli.pushrelabel.relabel import reverse_bfs, saturate_source_arcs
 from test_cuda import DEVICES, FAMILY_CASES, assert_like_hipr, solve
 from test_solvers import networks
 

@@ -18,7 +18,7 @@ from maxflow_cli.residual import build_residual
 from maxflow_cli.registry import SolveOptions, solvers
 from maxflow_cli.solvers import hybrid
 from maxflow_cli.solvers.hybrid import HandOver, eq3_threshold
-from maxflow_cli.solvers.parallel_relabel import threads_in_use
+from maxflow_cli.pushrelabel.parallel_relabel import threads_in_use
 from test_cuda import DEVICES, FAMILY_CASES, assert_like_hipr, solve
 
 TRACE_KEYS = {"round", "device", "active", "active_after", "threshold", "operations", "seconds"}

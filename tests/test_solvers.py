@@ -13,8 +13,8 @@ from maxflow_cli.network import Network
 from maxflow_cli.residual import build_residual
 from maxflow_cli.result import SolveResult
 from maxflow_cli.registry import solvers, SolveOptions
-from maxflow_cli.solvers.hipr import COUNTER_NAMES, DONE, hipr_initialize, hipr_stage_one
-from maxflow_cli.solvers.relabel import reverse_bfs
+from maxflow_cli.pushrelabel.highest_label import COUNTER_NAMES, DONE, hipr_initialize, hipr_stage_one
+from maxflow_cli.pushrelabel.relabel import reverse_bfs
 from oracle import max_flow_value
 
 

@@ -26,9 +26,9 @@ import numpy as np
 from maxflow_cli.kernels.devices import default_device, device_unavailable, open_device
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.registry import INT32_MAX, Parameter, SolveOptions
-from maxflow_cli.solvers.hipr import register_compiled, timed_stage_two
-from maxflow_cli.solvers.relabel import global_relabel_cpu, initialize_preflow, unfinished
+from maxflow_cli.registry import INT32_MAX, Parameter, SolveOptions, register_compiled
+from maxflow_cli.pushrelabel.highest_label import timed_stage_two
+from maxflow_cli.pushrelabel.relabel import global_relabel_cpu, initialize_preflow, unfinished
 
 
 def cycles_parameter(name: str, default: int, help: str) -> Parameter:

@@ -26,7 +26,7 @@ from maxflow_cli.result import SolveResult
 from maxflow_cli.registry import SolveOptions
 from maxflow_cli.solvers.cuda import (block_size_parameter, cycles_parameter, finish,
                                       register_with_kernels)
-from maxflow_cli.solvers.relabel import initialize_preflow
+from maxflow_cli.pushrelabel.relabel import initialize_preflow
 
 
 def global_relabel_gpu(device, n: int) -> int:

@@ -49,15 +49,15 @@ import numpy as np
 from maxflow_cli.kernels.devices import open_device
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.registry import Parameter, SolveOptions
+from maxflow_cli.registry import HIPR_PARAMETERS, Parameter, SolveOptions
 from maxflow_cli.solvers.cuda import (KERNEL_CYCLES, block_size_parameter, finish,
                                       register_with_kernels)
-from maxflow_cli.solvers.hipr import (COUNTER_NAMES, HIPR_PARAMETERS, PUSHES, RELABELS,
-                                      hipr_labels, hipr_stage_one)
-from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace,
+from maxflow_cli.pushrelabel.highest_label import (COUNTER_NAMES, PUSHES, RELABELS, hipr_labels,
+                                                   hipr_stage_one)
+from maxflow_cli.pushrelabel.parallel_relabel import (THREADS_PARAMETER, Workspace,
                                                   parallel_cancel_violations,
                                                   parallel_reverse_bfs, threads_in_use)
-from maxflow_cli.solvers.relabel import initialize_preflow, strand_and_count, unfinished
+from maxflow_cli.pushrelabel.relabel import initialize_preflow, strand_and_count, unfinished
 
 
 class HandOver:

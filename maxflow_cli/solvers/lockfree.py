@@ -23,12 +23,12 @@ from numba import prange
 from maxflow_cli.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.registry import SolveOptions
-from maxflow_cli.solvers.hipr import HIPR_PARAMETERS, register_compiled, timed_stage_two
-from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace, chunk, gather,
+from maxflow_cli.registry import HIPR_PARAMETERS, SolveOptions, register_compiled
+from maxflow_cli.pushrelabel.highest_label import timed_stage_two
+from maxflow_cli.pushrelabel.parallel_relabel import (THREADS_PARAMETER, Workspace, chunk, gather,
                                                   parallel_global_relabel, threads_in_use,
                                                   wait_until)
-from maxflow_cli.solvers.relabel import initialize_preflow, unfinished
+from maxflow_cli.pushrelabel.relabel import initialize_preflow, unfinished
 
 PUSHES, RELABELS, WORK, PASSES = range(4)
 

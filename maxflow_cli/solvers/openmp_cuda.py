@@ -44,11 +44,10 @@ from numba import prange
 
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.registry import Parameter, SolveOptions
+from maxflow_cli.registry import HIPR_PARAMETERS, Parameter, SolveOptions
 from maxflow_cli.solvers.cuda import block_size_parameter, register_with_kernels
-from maxflow_cli.solvers.hipr import HIPR_PARAMETERS
 from maxflow_cli.solvers.hybrid import HandOver
-from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace,
+from maxflow_cli.pushrelabel.parallel_relabel import (THREADS_PARAMETER, Workspace,
                                                   parallel_reverse_bfs, threads_in_use)
 
 

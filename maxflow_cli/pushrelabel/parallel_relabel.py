@@ -24,7 +24,7 @@ from numba import prange
 from maxflow_cli.atomics import (acquire_fence, atomic_add, atomic_cas, atomic_load, atomic_store,
                                  yield_thread)
 from maxflow_cli.registry import Parameter
-from maxflow_cli.solvers.relabel import lift_bucket, reverse_bfs
+from maxflow_cli.pushrelabel.relabel import lift_bucket, reverse_bfs
 
 THREADS_PARAMETER = Parameter(
     "threads", int, numba.config.NUMBA_NUM_THREADS,
