@@ -8,8 +8,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from maxflow_cli.dimacs.reader import MAX_ARCS, MAX_VERTICES
 from maxflow_cli.errors import ParameterError
+from maxflow_cli.limits import MAX_ARCS, MAX_VERTICES
 from maxflow_cli.network import Network
 
 

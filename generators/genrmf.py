@@ -16,17 +16,17 @@ from maxflow_cli.dimacs.writer import write_network
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.generators.family import Family, Parameter, check_limits, check_size, text_size
 from maxflow_cli.generators.rng import drand48_next, drand48_seed
+from maxflow_cli.limits import INT32_MAX
 from maxflow_cli.network import Network
 
-INT_MAX = 2**31 - 1
 WIDTHS = (7, 7, 10)  # a %7d %7d %10d; p max %7d %10d; n %7d s
 
 PARAMETERS = (
-    Parameter("a", "frame side: each frame is an a x a grid", 1, INT_MAX),
-    Parameter("b", "number of frames", 1, INT_MAX),
-    Parameter("c1", "least capacity of an arc between frames", 0, INT_MAX, default=1),
-    Parameter("c2", "largest capacity of an arc between frames", 0, INT_MAX, default=10000),
-    Parameter("seed", "seed of srand48", -(2**31), INT_MAX),
+    Parameter("a", "frame side: each frame is an a x a grid", 1, INT32_MAX),
+    Parameter("b", "number of frames", 1, INT32_MAX),
+    Parameter("c1", "least capacity of an arc between frames", 0, INT32_MAX, default=1),
+    Parameter("c2", "largest capacity of an arc between frames", 0, INT32_MAX, default=10000),
+    Parameter("seed", "seed of srand48", -(2**31), INT32_MAX),
 )
 
 
@@ -41,10 +41,10 @@ def check(a: int, b: int, c1: int, c2: int, seed: int) -> None:
     check_limits("genrmf", PARAMETERS, dict(a=a, b=b, c1=c1, c2=c2, seed=seed))
     if c1 > c2:
         raise ParameterError(f"genrmf: --c1 ({c1}) must not exceed --c2 ({c2})")
-    if c2 * a * a > INT_MAX:
+    if c2 * a * a > INT32_MAX:
         raise ParameterError(
             f"genrmf: frame arcs get capacity c2 * a^2 = {c2 * a * a}, which overflows the original's "
-            f"32-bit int (at most {INT_MAX}); lower --c2 or --a"
+            f"32-bit int (at most {INT32_MAX}); lower --c2 or --a"
         )
     n, m, _ = size(a, b, c2)
     if n < 2:

@@ -16,14 +16,14 @@ import numpy as np
 from maxflow_cli.dimacs.writer import write_network
 from maxflow_cli.generators.family import Family, Parameter, check_limits, check_size, text_size
 from maxflow_cli.generators.rng import glibc_next, glibc_seed
+from maxflow_cli.limits import INT32_MAX
 from maxflow_cli.network import Network
 
-INT_MAX = 2**31 - 1
 
 PARAMETERS = (
-    Parameter("rows", "W: vertices per level (each draws a random subset of 3 rows)", 3, INT_MAX),
-    Parameter("levels", "L: number of levels", 1, INT_MAX),
-    Parameter("cap", "R: level arcs get capacities in [1, R], source and sink arcs 3R", 1, INT_MAX // 3, default=10000),
+    Parameter("rows", "W: vertices per level (each draws a random subset of 3 rows)", 3, INT32_MAX),
+    Parameter("levels", "L: number of levels", 1, INT32_MAX),
+    Parameter("cap", "R: level arcs get capacities in [1, R], source and sink arcs 3R", 1, INT32_MAX // 3, default=10000),
     Parameter("seed", "seed; the original calls srandom(2|seed| + 1), so k and -k agree", -(2**30 - 1), 2**30 - 1),
 )
 

@@ -10,6 +10,8 @@ A cycle with no active vertex ends the launch, as nothing can change any more.
 import numba
 import numpy as np
 
+from maxflow_cli.pushrelabel.relabel import lowest_neighbour
+
 RELABELED, WAITING = -1, -2
 
 
@@ -19,13 +21,7 @@ def push_relabel_step(u, e, h, first, head, rev, res, excess, label):
     lowest residual neighbour, or relabel to its label + 1. Returns the arc pushed along, or
     RELABELED (WAITING where u has no residual arc, as the kernel does: on the GPU the
     pushes that gave u its excess may not be visible yet)."""
-    lowest_label = 2**31 - 1
-    lowest_arc = -1
-    for a in range(first[u], first[u + 1]):
-        v = head[a]
-        if v != u and res[a] > 0 and label[v] < lowest_label:  # self-loops carry nothing
-            lowest_label = label[v]
-            lowest_arc = a
+    lowest_arc, lowest_label = lowest_neighbour(u, first, head, res, label)
     if lowest_arc < 0:
         return WAITING
     if h > lowest_label:

@@ -4,9 +4,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MAX_CAPACITY = 2**62
-"""Largest arc capacity accepted anywhere: sums of a few such values still fit int64."""
-
 
 @dataclass(frozen=True)
 class Network:

@@ -1,7 +1,8 @@
 """The solver registry: every solver is a SolverSpec, called the same way.
 
 The solver modules (maxflow_cli/solvers/, listed in SOLVER_MODULES) register themselves when
-they are imported; they are imported the first time the registry is asked for a solver.
+they are imported, with register_compiled or register_with_kernels and the shared parameter
+definitions below; they are imported the first time the registry is asked for a solver.
 
 ``spec.prepare(options)`` compiles what the solver needs (Numba functions, CUDA kernels) and
 returns the seconds it took, so that compile time stays out of solve times;
@@ -14,7 +15,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import numba
+
 from maxflow_cli.errors import ParameterError, SolverUnavailable
+from maxflow_cli.kernels.devices import default_device, device_unavailable
+from maxflow_cli.limits import INT32_MAX
 from maxflow_cli.network import Network
 from maxflow_cli.residual import ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
@@ -42,9 +47,6 @@ class Parameter:
             bounds = f"{'' if self.minimum is None else self.minimum}.." \
                      f"{'' if self.maximum is None else self.maximum}"
             raise ParameterError(f"{self.flag} {value}: must be in {bounds}")
-
-
-INT32_MAX = 2**31 - 1
 
 
 @dataclass
@@ -91,7 +93,7 @@ class SolverSpec:
 
 
 # The modules of maxflow_cli/solvers/, each registering its solvers; a new solver adds its
-# module here.
+# module's name here.
 SOLVER_MODULES = ("hipr", "cuda", "gpu_bfs", "hybrid", "lockfree", "openmp_cuda")
 
 _REGISTRY: dict[str, SolverSpec] = {}
@@ -167,3 +169,37 @@ def register_compiled(name: str, summary: str, citation: str, solve,
     register(SolverSpec(name, summary, citation, solve,
                         prepare=lambda options: compile_on_tiny_graph(solve, options),
                         parameters=parameters, **devices))
+
+
+def register_with_kernels(name: str, summary: str, citation: str, solve,
+                          parameters: tuple[Parameter, ...]) -> None:
+    """Register a solver whose kernels run on the GPU (the default where one can) or, with
+    --device cpu, as their Numba twins."""
+    register_compiled(name, summary, citation, solve, parameters, devices=("gpu", "cpu"),
+                      unavailable=device_unavailable, default_device=default_device)
+
+
+def cycles_parameter(name: str, default: int, help: str) -> Parameter:
+    """A count of kernel iterations or launches: at least 1 (a kernel that runs no cycle
+    never ends), at most INT32_MAX (the kernels take it as an int)."""
+    return Parameter(name, int, default, help, minimum=1, maximum=INT32_MAX)
+
+
+KERNEL_CYCLES = cycles_parameter(
+    "kernel_cycles", 4096,
+    "cuda, hybrid: push/relabel iterations per thread per kernel launch (He & Hong's "
+    "KERNEL_CYCLES: 4096 for Genrmf and Washington-RLG, 32 for Acyclic-Dense)")
+
+
+def block_size_parameter(default: int) -> Parameter:
+    """--block-size for the solvers with kernels, each with its seed's default. The range is
+    checked with the other parameters, the multiple of 32 by open_device."""
+    return Parameter("block_size", int, default,
+                     "threads per CUDA block, a multiple of 32 (cuda: 32, small as He & Hong "
+                     "advise; gpu-bfs: 1024, Gutiérrez Mota's)", minimum=32, maximum=1024)
+
+
+THREADS_PARAMETER = Parameter(
+    "threads", int, numba.config.NUMBA_NUM_THREADS,
+    "CPU threads for the parallel loops (lockfree, hybrid, openmp-cuda); default: all cores "
+    "(NUMBA_NUM_THREADS, also the most)", minimum=1, maximum=numba.config.NUMBA_NUM_THREADS)

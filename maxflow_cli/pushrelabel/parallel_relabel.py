@@ -12,7 +12,8 @@ owners instead.
 - ``parallel_global_relabel``: He & Hong 2010, Program 4 on those pieces (violation
   cancellation, the BFS, stranded excess out of ExcessTotal), the parallel twin of
   ``relabel.global_relabel_cpu``, and the list of active vertices it leaves;
-- ``parallel_gap_relabel``: Algorithm 14, on hi_pr's buckets.
+- ``parallel_gap_relabel``: Algorithm 14, on hi_pr's buckets;
+- ``gather``, ``barrier``, ``wait_until``: how the threads of one prange loop meet.
 """
 
 import contextlib
@@ -23,19 +24,12 @@ from numba import prange
 
 from maxflow_cli.atomics import (acquire_fence, atomic_add, atomic_cas, atomic_load, atomic_store,
                                  yield_thread)
-from maxflow_cli.registry import Parameter
 from maxflow_cli.pushrelabel.relabel import lift_bucket, reverse_bfs
-
-THREADS_PARAMETER = Parameter(
-    "threads", int, numba.config.NUMBA_NUM_THREADS,
-    "CPU threads for the parallel loops (lockfree, hybrid, openmp-cuda); default: all cores "
-    "(NUMBA_NUM_THREADS, also the most)", minimum=1, maximum=numba.config.NUMBA_NUM_THREADS)
-
 
 @contextlib.contextmanager
 def threads_in_use(count: int):
     """Run the parallel loops inside on `count` threads (numba.set_num_threads), which
-    THREADS_PARAMETER's bounds keep within 1..NUMBA_NUM_THREADS."""
+    the registry's THREADS_PARAMETER keeps within 1..NUMBA_NUM_THREADS."""
     previous = numba.get_num_threads()
     numba.set_num_threads(count)
     try:
@@ -70,7 +64,7 @@ SPINS_BEFORE_YIELDING = 1 << 16  # some tens of microseconds: longer than a BFS 
 @numba.njit(cache=True)
 def gather(sync, threads):
     """Alvino's loops keep one OpenMP team for a whole BFS; here the `threads` iterations of one
-    prange must run at once, each on its own thread, for `collect` (and lockfree's barrier)
+    prange must run at once, each on its own thread, for `collect` (and `barrier`)
     to be safe (a thread that raised inside would leave the others waiting there). Each
     arrives here first: True once all have arrived; False, for every one of them, if they did not
     within SPINS_TO_GATHER spins (a threading layer that ran two iterations on one thread):
@@ -106,6 +100,18 @@ def wait_until(words, index, value):
         if spins > SPINS_BEFORE_YIELDING:
             yield_thread()
     acquire_fence()
+
+
+@numba.njit(cache=True)
+def barrier(sync, threads):
+    """A spinning barrier for the gathered threads (sync[1]: arrivals, sync[2]: generation;
+    sync[3] is left for a result)."""
+    generation = atomic_load(sync, 2)
+    if atomic_add(sync, 1, 1) == threads - 1:
+        atomic_store(sync, 1, 0)
+        atomic_add(sync, 2, 1)
+    else:
+        wait_until(sync, 2, generation + 1)
 
 
 LINE = 16  # int64s between two threads' words: a cache line (and its pair) each
