@@ -30,7 +30,13 @@ def cancel_violations(first, head, rev, res, excess, label):
 
 
 @numba.njit(cache=True)
-def reset_labels(n, source, sink, unreached, label):
+def cancel_violations_kernel(n, first, head, rev, res, excess, label, cancelled):
+    """Twin of cancel_violations_kernel: cancel_violations, its count added to cancelled[0]."""
+    cancelled[0] += cancel_violations(first, head, rev, res, excess, label)
+
+
+@numba.njit(cache=True)
+def reset_labels_kernel(n, source, sink, unreached, label):
     """Twin of reset_labels_kernel (alg. 4.6)."""
     label[:] = unreached
     label[source] = n
@@ -38,10 +44,9 @@ def reset_labels(n, source, sink, unreached, label):
 
 
 @numba.njit(cache=True)
-def bfs_level(n, level, unreached, first, head, rev, res, label):
+def bfs_level_kernel(n, level, unreached, first, head, rev, res, label, changed):
     """Twin of bfs_level_kernel (alg. 4.8): label level + 1 the unreached vertices with a
-    residual arc into a vertex at `level`; returns whether it labelled any."""
-    changed = False
+    residual arc into a vertex at `level`; sets changed[0] when it labelled one."""
     for u in range(n):
         if label[u] != level:
             continue
@@ -49,5 +54,4 @@ def bfs_level(n, level, unreached, first, head, rev, res, label):
             v = head[a]
             if label[v] == unreached and res[rev[a]] > 0:
                 label[v] = level + 1
-                changed = True
-    return changed
+                changed[0] = 1
