@@ -40,13 +40,17 @@ def _presets() -> dict[str, Preset]:
         Preset(f"genrmf-long-{a}x{b}", "genrmf", dict(a=a, b=b, c1=1, c2=10000))
         for a, b in ((24, 192), (28, 224), (32, 256))
     ]
-    presets += [Preset(f"genrmf-wide-{a}", "genrmf", dict(a=a, b=a, c1=1, c2=10000)) for a in (36, 48, 64, 96, 128)]
     presets += [
-        Preset(f"washington-rlg-long-{w}x{l}", "washington-rlg", dict(rows=w, levels=l, cap=10000))
-        for w, l in ((512, 1024), (768, 1280), (1024, 1536))
+        Preset(f"genrmf-wide-{a}", "genrmf", dict(a=a, b=a, c1=1, c2=10000))
+        for a in (36, 48, 64, 96, 128)
     ]
     presets += [
-        Preset(f"washington-rlg-wide-{w}", "washington-rlg", dict(rows=w, levels=w, cap=10000)) for w in (512, 768, 1024)
+        Preset(f"washington-rlg-long-{w}x{h}", "washington-rlg", dict(rows=w, levels=h, cap=10000))
+        for w, h in ((512, 1024), (768, 1280), (1024, 1536))
+    ]
+    presets += [
+        Preset(f"washington-rlg-wide-{w}", "washington-rlg", dict(rows=w, levels=w, cap=10000))
+        for w in (512, 768, 1024)
     ]
     return {preset.name: preset for preset in presets}
 
@@ -74,4 +78,14 @@ def make(family_name: str, **params) -> Network:
     return chosen.make(**chosen.complete(params))
 
 
-__all__ = ["FAMILIES", "PRESETS", "Family", "Flag", "Parameter", "Preset", "family", "preset", "make"]
+__all__ = [
+    "FAMILIES",
+    "PRESETS",
+    "Family",
+    "Flag",
+    "Parameter",
+    "Preset",
+    "family",
+    "preset",
+    "make",
+]

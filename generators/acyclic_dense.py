@@ -13,7 +13,14 @@ import numba
 import numpy as np
 
 from maxflow_cli.dimacs.writer import write_arcs, write_header
-from maxflow_cli.generators.family import Family, Flag, Parameter, check_limits, check_size, text_size
+from maxflow_cli.generators.family import (
+    Family,
+    Flag,
+    Parameter,
+    check_limits,
+    check_size,
+    text_size,
+)
 from maxflow_cli.generators.rng import glibc_random
 from maxflow_cli.limits import INT32_MAX
 from maxflow_cli.network import Network

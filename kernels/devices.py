@@ -17,8 +17,14 @@ import numpy as np
 
 from maxflow_cli.errors import MaxflowError, ParameterError
 from maxflow_cli.kernels import gpu_unavailable, load
-from maxflow_cli.kernels.declarations import (BFS_LEVEL, CANCEL_VIOLATIONS, PUSH_RELABEL,
-                                              RESET_LABELS, SINGLE_LOOP, Kernel)
+from maxflow_cli.kernels.declarations import (
+    BFS_LEVEL,
+    CANCEL_VIOLATIONS,
+    PUSH_RELABEL,
+    RESET_LABELS,
+    SINGLE_LOOP,
+    Kernel,
+)
 
 STATE_TYPES = {"res": np.int64, "excess": np.int64, "label": np.int32}
 SINGLE_LOOP_STREAMS = 4  # Alvino 2015, §4.1.2: four launches, a quarter of the vertices each

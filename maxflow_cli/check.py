@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from maxflow_cli.pushrelabel.relabel import sink_reaching
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.pushrelabel.relabel import sink_reaching
 
 
 @dataclass

@@ -18,8 +18,8 @@ import statistics
 import subprocess
 
 from maxflow_cli.dimacs.reader import read_network
-from maxflow_cli.residual import build_residual
 from maxflow_cli.registry import SolveOptions, get_solver
+from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers.hipr import solve_hipr
 
 HIPR_FIELDS = {"flow": "flow", "cut tm": "time", "pushes": "pushes", "relabels": "relabels",

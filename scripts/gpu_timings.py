@@ -23,8 +23,8 @@ import time
 
 from maxflow_cli import generators, kernels
 from maxflow_cli.check import check_answer
-from maxflow_cli.residual import build_residual
 from maxflow_cli.registry import SolveOptions, get_solver
+from maxflow_cli.residual import build_residual
 
 PAPER_PRESETS = ("acyclic-dense-2000", "acyclic-dense-4000", "genrmf-long-24x192",
                  "genrmf-wide-64", "washington-rlg-long-512x1024", "washington-rlg-wide-1024",

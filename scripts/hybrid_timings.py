@@ -29,14 +29,17 @@ import time
 
 import numba
 import numpy as np
+from gpu_timings import _stop, graph_of, run_one, solver_params, within
 
 from maxflow_cli import generators
 from maxflow_cli.kernels import gpu_unavailable
-from maxflow_cli.registry import SolveOptions, get_solver
-from maxflow_cli.pushrelabel.parallel_relabel import (Workspace, parallel_global_relabel,
-                                                  parallel_reverse_bfs)
+from maxflow_cli.pushrelabel.parallel_relabel import (
+    Workspace,
+    parallel_global_relabel,
+    parallel_reverse_bfs,
+)
 from maxflow_cli.pushrelabel.relabel import global_relabel_cpu, reverse_bfs
-from gpu_timings import _stop, graph_of, run_one, solver_params, within
+from maxflow_cli.registry import SolveOptions, get_solver
 
 FAMILY_PRESETS = ("acyclic-dense-2000", "genrmf-long-24x192", "genrmf-wide-64",
                   "washington-rlg-long-512x1024", "washington-rlg-wide-1024")

@@ -5,19 +5,20 @@ random graphs; Program 4's global_relabel_cpu; device choice and parameter error
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
-
 from fixtures import DATA
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from test_solvers import networks
+
 from maxflow_cli import generators
 from maxflow_cli.check import check_answer
 from maxflow_cli.cli import main
 from maxflow_cli.errors import ParameterError, SolverUnavailable
 from maxflow_cli.kernels import devices
 from maxflow_cli.network import Network
-from maxflow_cli.residual import build_residual
-from maxflow_cli.registry import solvers, SolveOptions
 from maxflow_cli.pushrelabel.relabel import global_relabel_cpu, saturate_source_arcs
-from test_solvers import networks
+from maxflow_cli.registry import SolveOptions, solvers
+from maxflow_cli.residual import build_residual
 
 DEVICES = [pytest.param("cpu", id="twins"), pytest.param("gpu", marks=pytest.mark.gpu, id="gpu")]
 FAMILY_CASES = [

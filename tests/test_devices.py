@@ -11,8 +11,8 @@ import pytest
 from maxflow_cli.errors import MaxflowError
 from maxflow_cli.kernels import devices
 from maxflow_cli.network import Network
+from maxflow_cli.registry import SolveOptions, solvers
 from maxflow_cli.residual import build_residual
-from maxflow_cli.registry import solvers, SolveOptions
 
 
 class FakeError(Exception):

@@ -8,19 +8,19 @@ import math
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
 from fixtures import DATA
+from test_cuda import DEVICES, FAMILY_CASES, assert_like_hipr, solve
+
 from maxflow_cli import generators
 from maxflow_cli.cli import main
 from maxflow_cli.errors import SolverUnavailable
 from maxflow_cli.kernels.global_relabel_cpu import cancel_violations
-from maxflow_cli.residual import build_residual
-from maxflow_cli.registry import SolveOptions, solvers
+from maxflow_cli.pushrelabel.parallel_relabel import threads_in_use
 from maxflow_cli.pushrelabel.rounds import HandOver
+from maxflow_cli.registry import SolveOptions, solvers
+from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import hybrid
 from maxflow_cli.solvers.hybrid import eq3_threshold
-from maxflow_cli.pushrelabel.parallel_relabel import threads_in_use
-from test_cuda import DEVICES, FAMILY_CASES, assert_like_hipr, solve
 
 TRACE_KEYS = {"round", "device", "active", "active_after", "threshold", "operations", "seconds"}
 

@@ -10,8 +10,14 @@ import pytest
 
 import maxflow_cli
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.registry import (SOLVER_MODULES, SolveOptions, all_parameters, get_solver,
-                                  parameter_defaults, solvers)
+from maxflow_cli.registry import (
+    SOLVER_MODULES,
+    SolveOptions,
+    all_parameters,
+    get_solver,
+    parameter_defaults,
+    solvers,
+)
 
 
 def test_every_solver_is_described_and_cites_its_seed():

@@ -3,19 +3,25 @@ independent oracle and the certificate: fixed fixtures and hypothesis-generated 
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
-
 from fixtures import known_instances
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from oracle import max_flow_value
+
 from maxflow_cli.check import check_answer
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.errors import ParameterError, SolverUnavailable
 from maxflow_cli.network import Network
+from maxflow_cli.pushrelabel.highest_label import (
+    COUNTER_NAMES,
+    DONE,
+    hipr_initialize,
+    hipr_stage_one,
+)
+from maxflow_cli.pushrelabel.relabel import reverse_bfs
+from maxflow_cli.registry import SolveOptions, solvers
 from maxflow_cli.residual import build_residual
 from maxflow_cli.result import SolveResult
-from maxflow_cli.registry import solvers, SolveOptions
-from maxflow_cli.pushrelabel.highest_label import COUNTER_NAMES, DONE, hipr_initialize, hipr_stage_one
-from maxflow_cli.pushrelabel.relabel import reverse_bfs
-from oracle import max_flow_value
 
 
 def _solver_devices():

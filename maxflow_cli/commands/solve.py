@@ -15,9 +15,14 @@ from maxflow_cli.dimacs.writer import write_rows
 from maxflow_cli.errors import CheckFailed
 from maxflow_cli.jit import compile_shared
 from maxflow_cli.outputs import atomic_output, check_outputs
+from maxflow_cli.registry import (
+    SolveOptions,
+    all_parameters,
+    get_solver,
+    parameter_defaults,
+    solvers,
+)
 from maxflow_cli.residual import build_residual
-from maxflow_cli.registry import (solvers, SolveOptions, all_parameters, get_solver,
-                                 parameter_defaults)
 
 TIME_PHASES = ("read", "build", "compile", "stage1", "stage2", "check")
 

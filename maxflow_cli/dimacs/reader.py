@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from maxflow_cli.errors import InputError
-from maxflow_cli.limits import MAX_ARCS, MAX_CAPACITY, MAX_VERTICES
+from maxflow_cli.limits import MAX_ARCS, MAX_VERTICES
 from maxflow_cli.network import Network
 
 # Status codes of the parser; _error() turns each into a message.
@@ -152,10 +152,10 @@ def _parse(buf, info):
             info[I_TOKEN_START] = starts[3]
             info[I_TOKEN_END] = ends[3]
             if buf[starts[3]] == 45:  # '-'
-                if _parse_unsigned(buf, starts[3] + 1, ends[3], MAX_CAPACITY) == _NOT_DIGITS:
+                if _parse_unsigned(buf, starts[3] + 1, ends[3], 2**62) == _NOT_DIGITS:
                     return NOT_AN_INTEGER, tails, heads, caps
                 return NEGATIVE_CAPACITY, tails, heads, caps
-            capacity = _parse_unsigned(buf, starts[3], ends[3], MAX_CAPACITY)
+            capacity = _parse_unsigned(buf, starts[3], ends[3], 2**62)
             if capacity == _NOT_DIGITS:
                 return NOT_AN_INTEGER, tails, heads, caps
             if capacity == _TOO_BIG:
@@ -185,7 +185,7 @@ def _parse(buf, info):
             for f in range(2, 4):
                 info[I_TOKEN_START] = starts[f]
                 info[I_TOKEN_END] = ends[f]
-                value = _parse_unsigned(buf, starts[f], ends[f], MAX_CAPACITY)
+                value = _parse_unsigned(buf, starts[f], ends[f], 2**62)
                 if value == _NOT_DIGITS or value == 0:
                     return BAD_SIZE, tails, heads, caps
                 if value == _TOO_BIG or value > (MAX_VERTICES if f == 2 else MAX_ARCS):

@@ -22,9 +22,16 @@ import numba
 import numpy as np
 from numba import prange
 
-from maxflow_cli.atomics import (acquire_fence, atomic_add, atomic_cas, atomic_load, atomic_store,
-                                 yield_thread)
+from maxflow_cli.atomics import (
+    acquire_fence,
+    atomic_add,
+    atomic_cas,
+    atomic_load,
+    atomic_store,
+    yield_thread,
+)
 from maxflow_cli.pushrelabel.relabel import lift_bucket, reverse_bfs
+
 
 @contextlib.contextmanager
 def threads_in_use(count: int):

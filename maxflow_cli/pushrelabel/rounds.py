@@ -7,10 +7,19 @@ import time
 import numpy as np
 
 from maxflow_cli.kernels.devices import open_device
-from maxflow_cli.pushrelabel.highest_label import (COUNTER_NAMES, PUSHES, RELABELS, hipr_labels,
-                                                   hipr_stage_one, timed_stage_two)
-from maxflow_cli.pushrelabel.parallel_relabel import (Workspace, parallel_cancel_violations,
-                                                      parallel_reverse_bfs)
+from maxflow_cli.pushrelabel.highest_label import (
+    COUNTER_NAMES,
+    PUSHES,
+    RELABELS,
+    hipr_labels,
+    hipr_stage_one,
+    timed_stage_two,
+)
+from maxflow_cli.pushrelabel.parallel_relabel import (
+    Workspace,
+    parallel_cancel_violations,
+    parallel_reverse_bfs,
+)
 from maxflow_cli.pushrelabel.relabel import initialize_preflow, strand_and_count, unfinished
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult

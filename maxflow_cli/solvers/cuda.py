@@ -25,8 +25,12 @@ import numpy as np
 
 from maxflow_cli.pushrelabel.relabel import global_relabel_cpu
 from maxflow_cli.pushrelabel.rounds import DevicePreflow
-from maxflow_cli.registry import (KERNEL_CYCLES, SolveOptions, block_size_parameter,
-                                  register_with_kernels)
+from maxflow_cli.registry import (
+    KERNEL_CYCLES,
+    SolveOptions,
+    block_size_parameter,
+    register_with_kernels,
+)
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 

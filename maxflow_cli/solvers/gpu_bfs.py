@@ -21,8 +21,12 @@ labelled 2n, not INT_MAX, whose relabel to INT_MAX + 1 would wrap round.
 import time
 
 from maxflow_cli.pushrelabel.rounds import DevicePreflow
-from maxflow_cli.registry import (SolveOptions, block_size_parameter, cycles_parameter,
-                                  register_with_kernels)
+from maxflow_cli.registry import (
+    SolveOptions,
+    block_size_parameter,
+    cycles_parameter,
+    register_with_kernels,
+)
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 

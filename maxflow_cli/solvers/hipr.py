@@ -5,8 +5,12 @@ import time
 
 import numpy as np
 
-from maxflow_cli.pushrelabel.highest_label import (COUNTER_NAMES, hipr_initialize, hipr_stage_one,
-                                                   timed_stage_two)
+from maxflow_cli.pushrelabel.highest_label import (
+    COUNTER_NAMES,
+    hipr_initialize,
+    hipr_stage_one,
+    timed_stage_two,
+)
 from maxflow_cli.registry import HIPR_PARAMETERS, SolveOptions, register_compiled
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult

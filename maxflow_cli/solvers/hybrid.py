@@ -46,8 +46,15 @@ import time
 
 from maxflow_cli.pushrelabel.parallel_relabel import threads_in_use
 from maxflow_cli.pushrelabel.rounds import HandOver
-from maxflow_cli.registry import (HIPR_PARAMETERS, KERNEL_CYCLES, THREADS_PARAMETER, Parameter,
-                                  SolveOptions, block_size_parameter, register_with_kernels)
+from maxflow_cli.registry import (
+    HIPR_PARAMETERS,
+    KERNEL_CYCLES,
+    THREADS_PARAMETER,
+    Parameter,
+    SolveOptions,
+    block_size_parameter,
+    register_with_kernels,
+)
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 

@@ -22,11 +22,16 @@ from numba import prange
 
 from maxflow_cli.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
 from maxflow_cli.pushrelabel.highest_label import timed_stage_two
-from maxflow_cli.pushrelabel.parallel_relabel import (Workspace, barrier, chunk, gather,
-                                                      parallel_global_relabel, threads_in_use)
+from maxflow_cli.pushrelabel.parallel_relabel import (
+    Workspace,
+    barrier,
+    chunk,
+    gather,
+    parallel_global_relabel,
+    threads_in_use,
+)
 from maxflow_cli.pushrelabel.relabel import initialize_preflow, lowest_neighbour, unfinished
-from maxflow_cli.registry import (HIPR_PARAMETERS, THREADS_PARAMETER, SolveOptions,
-                                  register_compiled)
+from maxflow_cli.registry import HIPR_PARAMETERS, THREADS_PARAMETER, SolveOptions, register_compiled
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 

@@ -42,14 +42,18 @@ import numba
 import numpy as np
 from numba import prange
 
-from maxflow_cli.pushrelabel.parallel_relabel import (Workspace, parallel_reverse_bfs,
-                                                      threads_in_use)
+from maxflow_cli.pushrelabel.parallel_relabel import Workspace, parallel_reverse_bfs, threads_in_use
 from maxflow_cli.pushrelabel.rounds import HandOver
-from maxflow_cli.registry import (HIPR_PARAMETERS, THREADS_PARAMETER, Parameter, SolveOptions,
-                                  block_size_parameter, register_with_kernels)
+from maxflow_cli.registry import (
+    HIPR_PARAMETERS,
+    THREADS_PARAMETER,
+    Parameter,
+    SolveOptions,
+    block_size_parameter,
+    register_with_kernels,
+)
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-
 
 SHORT_LIST = 32  # arcs up to which a vertex's list is sorted in place by insertion; longer
 # ones by counting where their heads' distances span few values, else by a merge sort
