@@ -1,4 +1,4 @@
-"""The one residual graph every solver uses (DESIGN §2; Gutiérrez Mota 2012, table 3.1).
+"""The one residual graph every solver uses (Gutiérrez Mota 2012, table 3.1).
 
 Forward-star arrays, structure of arrays, the same buffers for Numba and PyCUDA: the out-arcs
 of vertex u are ``first[u] .. first[u+1]-1``; arc a goes to ``head[a]``, its paired reverse

@@ -131,9 +131,7 @@ def label_skew(label):
     """Where label[0] sits in its block of memory (see OWNER_SHIFT), in labels. NumPy aligns
     large arrays to 16 bytes only, so vertex v's label is in the array's block
     (v + skew) >> OWNER_SHIFT: owning those blocks keeps every cache line of labels to one
-    writer. (Measured on the H100 host: blocks of 4 lines made the BFS 12% faster on
-    washington-rlg-wide, whose levels have 16 such blocks, but 20% slower on
-    washington-rlg-long, whose levels have 8, fewer than the threads.)"""
+    writer."""
     return (label.ctypes.data >> 2) & ((1 << OWNER_SHIFT) - 1)
 
 

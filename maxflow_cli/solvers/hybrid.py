@@ -1,44 +1,26 @@
 """`hybrid`: He & Hong 2010, Algorithm 5 (hybrid_mf): hipr on the CPU or the `cuda` kernel on
 the GPU, round by round, where the efficiency model of §IV says the work is done fastest.
 
-One state (residuals, excesses, labels, ExcessTotal) passes between the two engines as is
-(``HandOver``). A CPU round is the resumable hipr from the current labels until hi_pr would
-run its next global update (§V: "CPU will do all the push/relabel operations until aSize
-reaches Threshold", checked at each global relabel); a GPU round is one `cuda` round
-(Algorithm 1 lines 4-6: labels in, push_relabel_kernel, residuals, labels and excesses out;
-residuals and excesses go in only when the last round was on the CPU, lines 5-8). Either
-round ends with a global relabel that counts the active vertices (aSize) and takes stranded
-excess out of ExcessTotal: after a GPU round He & Hong's global_relabel_cpu (Program 4:
-violation cancellation, reverse BFS, marking; Algorithm 5 line 12), after a CPU round the
-global update hi_pr was about to run (Algorithm 5 line 17 runs hi_pr "including global and
-gap relabeling"; §V: "we have modified the code of Goldberg's version to track the value of
-aSize"). The latter skips Program 4's violation cancellation: hipr keeps its labels valid
-(no residual arc (u, v) with h(u) > h(v) + 1, label n included), so it would find nothing.
-The loop stops when e(s) + e(t) == ExcessTotal. Program 4 runs on ``--threads`` CPU threads
-(its violation cancellation and Alvino's Algorithm 13 for its BFS), with the same outcome as
-the sequential code; ``--threads 1`` runs both on one thread, the BFS as the sequential one.
-He & Hong's is sequential, and on a machine whose GPU rounds lose (eq. 3 then keeps every
-round on the CPU) the relabels are where the CPU cores help.
+The rounds work on one state (pushrelabel.rounds.HandOver): a CPU round is hipr from the
+current labels until its next global update (§V), a GPU round one `cuda` round (Algorithm 1
+lines 4-8). Each ends with a global relabel on ``--threads`` CPU threads that counts the
+active vertices (aSize) and takes stranded excess out of ExcessTotal. The loop stops when
+e(s) + e(t) == ExcessTotal.
 
-The arbiter (Algorithm 5 line 4) sends the next round to the GPU when aSize > Threshold.
-The first round is hipr's (§V: the CPU starts) and Threshold starts small
-(``--initial-threshold``), so that the first rounds measure both engines; once both have run,
-it is re-tuned after every round by eq. 3 (line 19),
+The arbiter (Algorithm 5 line 4) sends the next round to the GPU when aSize > Threshold. The
+CPU starts (§V) and Threshold starts small (``--initial-threshold``), so that the first rounds
+measure both engines; from then on eq. 3 (line 19) re-tunes it after every round:
 
     Threshold = T_overhead * C_cuda * C_cpu / (C_cuda - C_cpu),
 
-with C_cpu and C_cuda the push/relabel operations per second of each engine's latest round
-(its wall time without transfers, global relabel included: every round needs one), and
-T_overhead the bytes of a GPU round (He & Hong's 3|V| + |E| words: labels in; residuals,
-labels, excesses out) over the bandwidth measured on the transfers so far. Where
-C_cuda <= C_cpu no aSize makes the GPU worth it and the threshold is infinite.
+C_cpu and C_cuda being the push/relabel operations per second of each engine's latest round
+(its wall time without transfers, its global relabel included) and T_overhead the bytes of a
+GPU round (3|V| + |E| words) over the bandwidth measured so far. Where C_cuda <= C_cpu the
+threshold is infinite; C_cpu is still measured every round, and a CPU round slower than the
+last GPU round makes it finite again.
 
-An infinite threshold keeps the GPU from running; C_cpu is still re-measured every round,
-and a CPU round slower than the last GPU round makes eq. 3 finite again.
-
-Each round is recorded in the trace (He & Hong's figure 1): device, active vertices before
-and after, threshold, operations, seconds. With ``--device cpu`` the kernel's Numba twin
-plays the GPU.
+Each round is recorded in the trace (He & Hong's figure 1). With ``--device cpu`` the kernel's
+Numba twin plays the GPU.
 """
 
 import math
