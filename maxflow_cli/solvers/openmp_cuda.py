@@ -45,6 +45,35 @@ SHORT_LIST = 32  # arcs up to which a vertex's list is sorted in place by insert
 # ones by counting where their heads' distances span few values, else by a merge sort
 
 
+@numba.njit(cache=True)
+def _sort_arcs(head, label, lo, hi, order):
+    """Arcs lo .. hi-1 stably sorted by the label of their heads into order[lo:hi]."""
+    if hi - lo <= SHORT_LIST:
+        for k in range(lo, hi):
+            key = label[head[k]]
+            j = k
+            while j > lo and label[head[order[j - 1]]] > key:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = k
+        return
+    keys = label[head[lo:hi]]
+    low, high = keys.min(), keys.max()
+    if high - low <= 4 * (hi - lo):  # a counting sort: few distinct distances
+        starts = np.zeros(high - low + 2, np.int64)
+        for key in keys:
+            starts[key - low + 1] += 1
+        starts = np.cumsum(starts)
+        for k in range(hi - lo):
+            slot = keys[k] - low
+            order[lo + starts[slot]] = lo + k
+            starts[slot] += 1
+    else:
+        ranks = np.argsort(keys, kind="mergesort")
+        for k in range(hi - lo):
+            order[lo + k] = lo + ranks[k]
+
+
 @numba.njit(parallel=True, cache=True)
 def _arcs_by_head_label(first, head, rev, cap, arc_of_input, label):
     """Each vertex's arcs stably sorted by the label of their heads, all vertices in parallel:
@@ -53,31 +82,7 @@ def _arcs_by_head_label(first, head, rev, cap, arc_of_input, label):
     arcs = head.shape[0]
     order = np.empty(arcs, np.int32)  # sorted arc k is arc order[k]
     for u in prange(n):
-        lo, hi = first[u], first[u + 1]
-        if hi - lo <= SHORT_LIST:
-            for k in range(lo, hi):
-                a, key = k, label[head[k]]
-                j = k
-                while j > lo and label[head[order[j - 1]]] > key:
-                    order[j] = order[j - 1]
-                    j -= 1
-                order[j] = a
-        else:
-            keys = label[head[lo:hi]]
-            low, high = keys.min(), keys.max()
-            if high - low <= 4 * (hi - lo):  # a counting sort: few distinct distances
-                starts = np.zeros(high - low + 2, np.int64)
-                for key in keys:
-                    starts[key - low + 1] += 1
-                starts = np.cumsum(starts)
-                for k in range(hi - lo):
-                    slot = keys[k] - low
-                    order[lo + starts[slot]] = lo + k
-                    starts[slot] += 1
-            else:
-                ranks = np.argsort(keys, kind="mergesort")
-                for k in range(hi - lo):
-                    order[lo + k] = lo + ranks[k]
+        _sort_arcs(head, label, first[u], first[u + 1], order)
     where = np.empty(arcs, np.int32)
     for k in prange(arcs):
         where[order[k]] = k
