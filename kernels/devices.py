@@ -127,12 +127,15 @@ class Device(ABC):
         return [scalars[name] if name in scalars else self.arguments[name]
                 for name in kernel.arguments]
 
-    def _run(self, kernel: Kernel, **scalars) -> None:
+    def run(self, kernel: Kernel, **scalars) -> None:
+        """Launch a declared kernel over the vertices: `scalars` by name, every other argument
+        from the device's own."""
         self._launch(kernel, self._arguments(kernel, scalars), self.n)
 
-    def _run_flagged(self, kernel: Kernel, **scalars) -> bool:
+    def run_flagged(self, kernel: Kernel, **scalars) -> bool:
+        """Launch a declared kernel that sets a flag; whether it set it."""
         self._clear_flag()
-        self._run(kernel, **scalars)
+        self.run(kernel, **scalars)
         return self._flag()
 
     def _launch_streams(self, kernel: Kernel, launches: list[tuple[list, int]]) -> None:
@@ -143,7 +146,7 @@ class Device(ABC):
 
     def push_relabel(self, cycles: int) -> bool:
         """Runs push_relabel_kernel; whether an active vertex was seen."""
-        return self._run_flagged(PUSH_RELABEL, cycles=cycles)
+        return self.run_flagged(PUSH_RELABEL, cycles=cycles)
 
     def single_loop(self) -> None:
         """Runs single_loop_kernel on each quarter of the vertices (Alvino's four streams)."""
@@ -152,14 +155,14 @@ class Device(ABC):
             for begin, end in quarters(self.n)])
 
     def cancel_violations(self) -> None:
-        self._run(CANCEL_VIOLATIONS)
+        self.run(CANCEL_VIOLATIONS)
 
     def reset_labels(self, unreached: int) -> None:
-        self._run(RESET_LABELS, unreached=unreached)
+        self.run(RESET_LABELS, unreached=unreached)
 
     def bfs_level(self, level: int, unreached: int) -> bool:
         """Runs one BFS level; whether it labelled a vertex."""
-        return self._run_flagged(BFS_LEVEL, level=level, unreached=unreached)
+        return self.run_flagged(BFS_LEVEL, level=level, unreached=unreached)
 
     def counters(self) -> dict[str, int]:
         return counter_values(self._counts(), self.launches)

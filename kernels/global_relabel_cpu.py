@@ -1,7 +1,7 @@
 """Numba twins of global_relabel.cu: Gutiérrez Mota 2012, alg. 4.5, 4.6 and 4.8, on the CPU.
 
 The same per-vertex steps on the same arrays, the vertices taken in order. Violation
-cancellation is also the CPU code of He & Hong's global_relabel_cpu (solvers/relabel.py).
+cancellation is also the CPU code of He & Hong's global_relabel_cpu (pushrelabel/relabel.py).
 """
 
 import numba

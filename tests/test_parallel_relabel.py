@@ -1,5 +1,5 @@
 """Alvino 2015, Algorithms 13 and 14, and He & Hong's Program 4 on them, against the
-sequential pieces of solvers/relabel.py."""
+sequential pieces of pushrelabel/relabel.py."""
 
 import os
 import re
