@@ -1,22 +1,16 @@
 """`cuda`: He & Hong 2010, Algorithm 1 (cuda_mf): lock-free push-relabel on the GPU, global
 relabeling on the CPU.
 
-Program 2 initialises on the host (labels 0, the source's n; source arcs saturated;
-ExcessTotal their sum) and the residuals and excesses go to the device once. Each round
-copies the labels in, runs push_relabel_kernel (Program 3, KERNEL_CYCLES iterations per
+Program 2 initialises on the host, and the residuals and excesses go to the device once. Each
+round copies the labels in, runs push_relabel_kernel (Program 3, KERNEL_CYCLES iterations per
 thread), copies residuals, labels and excesses back and runs global_relabel_cpu (Program 4);
-when violation cancellation changed residuals and excesses, they go back to the device too.
-The loop stops when e(s) + e(t) == ExcessTotal: no active vertex is left. He & Hong's e(s)
-is the flow returned to the source, which here (excess = inflow - outflow everywhere) is the
-source's excess plus the initial ExcessTotal. The flow value is e(t); hi_pr's stage 2 makes a
-flow of the preflow when asked. With ``--device cpu`` the same host loop drives the kernels'
-Numba twins.
+residuals and excesses go back to the device only when violation cancellation changed them.
+The loop stops when e(s) + e(t) == ExcessTotal (relabel.unfinished). With ``--device cpu``
+the same host loop drives the kernels' Numba twins.
 
-On a recent GPU an idle thread's iteration costs far less than a push, so the threads ahead
-of the excess finish their KERNEL_CYCLES before it reaches them, and relabels that race with
-pushes lift a few vertices to n or more: each launch moves excess a few hundred hops, and
-Genrmf or Washington-RLG instances take a thousand rounds or more, each with an O(m) global
-relabel on the CPU (see README, GPU solvers).
+On a recent GPU the threads ahead of the excess finish their KERNEL_CYCLES before it reaches
+them, so a launch moves excess a few hundred hops, and Genrmf or Washington-RLG instances take
+a thousand rounds or more (README, GPU solvers).
 """
 
 import time
