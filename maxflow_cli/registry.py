@@ -109,9 +109,9 @@ def solvers() -> dict[str, SolverSpec]:
     """Every registered solver by name, the solver modules imported on the first call."""
     global _loaded
     if not _loaded:
-        _loaded = True
         for module in SOLVER_MODULES:
             importlib.import_module(f"maxflow_cli.solvers.{module}")
+        _loaded = True
     return _REGISTRY
 
 
