@@ -119,7 +119,7 @@ def test_only_the_registry_loads_solvers():
             "print(sorted(m for m in sys.modules if m.startswith('maxflow_cli.solvers.')))\n"
             "r.solvers()\n"
             "print(sorted(m for m in sys.modules if m.startswith('maxflow_cli.solvers.')))\n")
-    before, after = subprocess.run([sys.executable, "-c", code], capture_output=True,
+    before, after = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True,
                                    text=True, check=True).stdout.splitlines()
     assert before == "[]"
     assert after == str(sorted(SOLVER_MODULE_NAMES))
