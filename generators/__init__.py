@@ -4,8 +4,8 @@
 (parameters with limits and help, ``make``, ``write``, ``size``); ``PRESETS`` names the
 instances of the seeds' tables (Gutiérrez Mota 2012 table 3.2, He & Hong 2010 §VII, Alvino
 2015 §4.2) and two larger Washington-RLG-long sizes for the GPU solvers at scale (2048 x 4096:
-25 M arcs; 4096 x 8192: 100 M arcs, about the most one H100 holds). Preset names are ``<family>-<size>`` and, where the papers split a family into
-long and wide graphs, ``<family>-long-<a>x<b>`` / ``<family>-wide-<a>``
+25 M arcs; 4096 x 8192: 100 M arcs). Preset names are ``<family>-<size>`` and, where the
+papers split a family into long and wide graphs, ``<family>-long-<a>x<b>`` / ``<family>-wide-<a>``
 (genrmf: a x b; washington-rlg: W x L; wide means b = a, or L = W).
 """
 
@@ -41,13 +41,17 @@ def _presets() -> dict[str, Preset]:
         Preset(f"genrmf-long-{a}x{b}", "genrmf", dict(a=a, b=b, c1=1, c2=10000))
         for a, b in ((24, 192), (28, 224), (32, 256))
     ]
-    presets += [Preset(f"genrmf-wide-{a}", "genrmf", dict(a=a, b=a, c1=1, c2=10000)) for a in (36, 48, 64, 96, 128)]
     presets += [
-        Preset(f"washington-rlg-long-{w}x{l}", "washington-rlg", dict(rows=w, levels=l, cap=10000))
-        for w, l in ((512, 1024), (768, 1280), (1024, 1536), (2048, 4096), (4096, 8192))
+        Preset(f"genrmf-wide-{a}", "genrmf", dict(a=a, b=a, c1=1, c2=10000))
+        for a in (36, 48, 64, 96, 128)
     ]
     presets += [
-        Preset(f"washington-rlg-wide-{w}", "washington-rlg", dict(rows=w, levels=w, cap=10000)) for w in (512, 768, 1024)
+        Preset(f"washington-rlg-long-{w}x{h}", "washington-rlg", dict(rows=w, levels=h, cap=10000))
+        for w, h in ((512, 1024), (768, 1280), (1024, 1536), (2048, 4096), (4096, 8192))
+    ]
+    presets += [
+        Preset(f"washington-rlg-wide-{w}", "washington-rlg", dict(rows=w, levels=w, cap=10000))
+        for w in (512, 768, 1024)
     ]
     return {preset.name: preset for preset in presets}
 
@@ -75,4 +79,14 @@ def make(family_name: str, **params) -> Network:
     return chosen.make(**chosen.complete(params))
 
 
-__all__ = ["FAMILIES", "PRESETS", "Family", "Flag", "Parameter", "Preset", "family", "preset", "make"]
+__all__ = [
+    "FAMILIES",
+    "PRESETS",
+    "Family",
+    "Flag",
+    "Parameter",
+    "Preset",
+    "family",
+    "preset",
+    "make",
+]

@@ -13,17 +13,24 @@ import numba
 import numpy as np
 
 from maxflow_cli.dimacs.writer import write_arcs, write_header
-from maxflow_cli.generators.family import Family, Flag, Parameter, check_limits, check_size, text_size
+from maxflow_cli.generators.family import (
+    Family,
+    Flag,
+    Parameter,
+    check_limits,
+    check_size,
+    text_size,
+)
 from maxflow_cli.generators.rng import glibc_random
+from maxflow_cli.limits import INT32_MAX
 from maxflow_cli.network import Network
 
-INT_MAX = 2**31 - 1
 CAPACITY_RANGE = 1_000_000  # fixed in the original
 COMMENTS = ("Fully Dense Acyclic Network", "for Max-Flow", "Arcs with random capacities")
 
 PARAMETERS = (
-    Parameter("n", "N: number of vertices (source 1, sink N)", 2, INT_MAX),
-    Parameter("seed", "seed of srandom (0 acts as 1, as in glibc)", 0, INT_MAX),
+    Parameter("n", "N: number of vertices (source 1, sink N)", 2, INT32_MAX),
+    Parameter("seed", "seed of srandom (0 acts as 1, as in glibc)", 0, INT32_MAX),
 )
 FLAGS = (Flag("original_format", "also write the original's 's <seed>' line (not valid DIMACS)"),)
 

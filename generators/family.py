@@ -8,8 +8,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from maxflow_cli.dimacs.reader import MAX_ARCS, MAX_VERTICES
 from maxflow_cli.errors import ParameterError
+from maxflow_cli.limits import MAX_ARCS, MAX_VERTICES
 from maxflow_cli.network import Network
 
 
@@ -65,7 +65,9 @@ class Family:
         names = [parameter.name for parameter in self.parameters]
         unknown = sorted(set(params) - set(names))
         if unknown:
-            raise ParameterError(f"{self.name}: unknown parameter(s) {', '.join(unknown)}; known: {', '.join(names)}")
+            raise ParameterError(
+                f"{self.name}: unknown parameter(s) {', '.join(unknown)}; known: {', '.join(names)}"
+            )
         given = {p.name: p.default for p in self.parameters if p.default is not None} | params
         missing = [p.option for p in self.parameters if p.name not in given]
         if missing:
@@ -79,7 +81,8 @@ def check_limits(family_name: str, parameters: tuple[Parameter, ...], values: di
         value = values[parameter.name]
         if not parameter.minimum <= value <= parameter.maximum:
             raise ParameterError(
-                f"{family_name}: {parameter.option} must be in [{parameter.minimum}, {parameter.maximum}], not {value}"
+                f"{family_name}: {parameter.option} must be in "
+                f"[{parameter.minimum}, {parameter.maximum}], not {value}"
             )
 
 
@@ -105,5 +108,8 @@ def mean_digits(top: int) -> float:
 def text_size(n: int, m: int, max_capacity: int, widths: tuple[int, int, int] = (0, 0, 0)) -> int:
     """Approximate bytes of a DIMACS file: ``m`` arc lines with ids ~ uniform in 1..n."""
     id_digits, capacity_digits = mean_digits(n), mean_digits(max_capacity)
-    line = 2 + sum(1 + max(width, digits) for width, digits in zip(widths, (id_digits, id_digits, capacity_digits)))
+    line = 2 + sum(
+        1 + max(width, digits)
+        for width, digits in zip(widths, (id_digits, id_digits, capacity_digits))
+    )
     return math.ceil(m * line) + 200

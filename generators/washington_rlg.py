@@ -16,15 +16,25 @@ import numpy as np
 from maxflow_cli.dimacs.writer import write_network
 from maxflow_cli.generators.family import Family, Parameter, check_limits, check_size, text_size
 from maxflow_cli.generators.rng import glibc_next, glibc_seed
+from maxflow_cli.limits import INT32_MAX
 from maxflow_cli.network import Network
 
-INT_MAX = 2**31 - 1
-
 PARAMETERS = (
-    Parameter("rows", "W: vertices per level (each draws a random subset of 3 rows)", 3, INT_MAX),
-    Parameter("levels", "L: number of levels", 1, INT_MAX),
-    Parameter("cap", "R: level arcs get capacities in [1, R], source and sink arcs 3R", 1, INT_MAX // 3, default=10000),
-    Parameter("seed", "seed; the original calls srandom(2|seed| + 1), so k and -k agree", -(2**30 - 1), 2**30 - 1),
+    Parameter("rows", "W: vertices per level (each draws a random subset of 3 rows)", 3, INT32_MAX),
+    Parameter("levels", "L: number of levels", 1, INT32_MAX),
+    Parameter(
+        "cap",
+        "R: level arcs get capacities in [1, R], source and sink arcs 3R",
+        1,
+        INT32_MAX // 3,
+        default=10000,
+    ),
+    Parameter(
+        "seed",
+        "seed; the original calls srandom(2|seed| + 1), so k and -k agree",
+        -(2**30 - 1),
+        2**30 - 1,
+    ),
 )
 
 
@@ -52,7 +62,11 @@ def _arcs(rows, levels, cap, seed):
     # The source lists heads W, W-1, ..., 1 (newest first); each last-level vertex its sink arc.
     for t in range(rows):
         tails[t], heads[t], caps[t] = 0, rows - t, 3 * cap
-        tails[m - rows + t], heads[m - rows + t], caps[m - rows + t] = (levels - 1) * rows + t + 1, sink, 3 * cap
+        tails[m - rows + t], heads[m - rows + t], caps[m - rows + t] = (
+            (levels - 1) * rows + t + 1,
+            sink,
+            3 * cap,
+        )
     ring = glibc_seed(2 * abs(seed) + 1)
     draws = 0
     chosen = np.empty(3, np.int64)
@@ -84,13 +98,17 @@ def make(rows: int, levels: int, cap: int, seed: int) -> Network:
 
 def write(stream: BinaryIO, rows: int, levels: int, cap: int, seed: int) -> None:
     """Write exactly what washington (function 2) writes for these parameters and seed."""
-    comments = ("Random Leveled Graph", f"{rows} Rows, {levels} columns, capacities in range [0, {cap}]")
+    comments = (
+        "Random Leveled Graph",
+        f"{rows} Rows, {levels} columns, capacities in range [0, {cap}]",
+    )
     write_network(stream, make(rows, levels, cap, seed), comments)
 
 
 FAMILY = Family(
     name="washington-rlg",
-    summary="Washington random level graph: L levels of W vertices, 3 random arcs to the next level",
+    summary="Washington random level graph: L levels of W vertices, 3 random arcs to the next "
+    "level",
     parameters=PARAMETERS,
     make=make,
     write=write,

@@ -17,3 +17,16 @@ static __device__ unsigned int warp_sum(unsigned int value)
         value += __shfl_down_sync(0xffffffffu, value, offset);
     return value;
 }
+
+// Adds the warp's pushes and relabels to counts[0] and counts[1]: one atomic each per warp,
+// by its first lane. Every lane of the warp must call it.
+static __device__ void add_warp_counts(unsigned int pushes, unsigned int relabels,
+                                       unsigned long long *counts)
+{
+    pushes = warp_sum(pushes);
+    relabels = warp_sum(relabels);
+    if (threadIdx.x % 32 == 0 && pushes + relabels > 0) {
+        atomicAdd(&counts[0], static_cast<unsigned long long>(pushes));
+        atomicAdd(&counts[1], static_cast<unsigned long long>(relabels));
+    }
+}

@@ -1,25 +1,33 @@
-"""Where the lock-free solvers' kernels run: on the GPU through PyCUDA, or as their Numba
-twins on the CPU, behind one interface.
+"""Where the solvers' kernels run: on the GPU through PyCUDA (GpuDevice), or as their Numba
+twins on the CPU (TwinDevice), behind one interface (Device).
 
 Both devices hold the graph (``first``, ``head``, ``rev``: copied once, as He & Hong keep the
 pointers apart from the data) and the state arrays ``res``, ``excess`` and ``label``, which
 cross only when the host algorithm asks (``to_device``, ``to_host``). The host algorithms
-(``solvers/cuda.py``, ``solvers/gpu_bfs.py``) are written once against this interface. The
-twins keep their own copies of the state too, so a copy the host algorithm forgets shows on
-the CPU as it would on the GPU.
+(maxflow_cli/solvers/) are written once against Device. The twins keep their own copies of
+the state too, so a copy the host algorithm forgets shows on the CPU as it would on the GPU.
+Kernels are launched by their declaration (declarations.py), arguments passed by name.
 """
 
+import importlib
 import time
+from abc import ABC, abstractmethod
 
 import numpy as np
 
 from maxflow_cli.errors import MaxflowError, ParameterError
 from maxflow_cli.kernels import gpu_unavailable, load
-from maxflow_cli.kernels import global_relabel_cpu, push_relabel_cpu, single_loop_cpu
+from maxflow_cli.kernels.declarations import (
+    BFS_LEVEL,
+    CANCEL_VIOLATIONS,
+    PUSH_RELABEL,
+    RESET_LABELS,
+    SINGLE_LOOP,
+    Kernel,
+)
 
 STATE_TYPES = {"res": np.int64, "excess": np.int64, "label": np.int32}
 SINGLE_LOOP_STREAMS = 4  # Alvino 2015, §4.1.2: four launches, a quarter of the vertices each
-VERTICES_PER_THREAD = 4  # as in single_loop.cu
 
 
 def quarters(n: int) -> list[tuple[int, int]]:
@@ -73,17 +81,108 @@ def counter_values(counts, launches: int) -> dict[str, int]:
             "kernel_launches": launches}
 
 
-class TwinDevice:
+class Device(ABC):
+    """The device interface of the host algorithms: state transfers, the kernels they launch,
+    the counters and seconds. A subclass provides the memory (``arguments``: every kernel
+    argument that is not a scalar of the launch, by name) and the launches."""
+
+    n: int
+    seconds: dict[str, float]  # "kernels", "transfer"
+    launches: int
+    arguments: dict
+
+    @abstractmethod
+    def host_array(self, length: int, dtype) -> np.ndarray:
+        """A host array for the state, as fast to copy as this device allows."""
+
+    @abstractmethod
+    def to_device(self, name: str, host: np.ndarray) -> None:
+        """Copy the host array into the state array `name` ("res", "excess" or "label")."""
+
+    @abstractmethod
+    def to_host(self, name: str, host: np.ndarray) -> None:
+        """Copy the state array `name` into the host array."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Free what the device holds."""
+
+    @abstractmethod
+    def _launch(self, kernel: Kernel, args: list, vertices: int) -> None:
+        """Launch `kernel` with `args` over `vertices` vertices, timed into seconds["kernels"]."""
+
+    @abstractmethod
+    def _clear_flag(self) -> None:
+        """Clear the flag a kernel sets (its "active_seen" or "changed" argument)."""
+
+    @abstractmethod
+    def _flag(self) -> bool:
+        """Whether the last flagged launch set the flag."""
+
+    @abstractmethod
+    def _counts(self) -> np.ndarray:
+        """The three counts: pushes, relabels, arcs cancelled."""
+
+    def _arguments(self, kernel: Kernel, scalars: dict) -> list:
+        return [scalars[name] if name in scalars else self.arguments[name]
+                for name in kernel.arguments]
+
+    def run(self, kernel: Kernel, **scalars) -> None:
+        """Launch a declared kernel over the vertices: `scalars` by name, every other argument
+        from the device's own."""
+        self._launch(kernel, self._arguments(kernel, scalars), self.n)
+
+    def run_flagged(self, kernel: Kernel, **scalars) -> bool:
+        """Launch a declared kernel that sets a flag; whether it set it."""
+        self._clear_flag()
+        self.run(kernel, **scalars)
+        return self._flag()
+
+    def _launch_streams(self, kernel: Kernel, launches: list[tuple[list, int]]) -> None:
+        """Launch `kernel` once per (args, vertices), on streams of their own where the device
+        has them; here one after the other."""
+        for args, vertices in launches:
+            self._launch(kernel, args, vertices)
+
+    def push_relabel(self, cycles: int) -> bool:
+        """Runs push_relabel_kernel; whether an active vertex was seen."""
+        return self.run_flagged(PUSH_RELABEL, cycles=cycles)
+
+    def single_loop(self) -> None:
+        """Runs single_loop_kernel on each quarter of the vertices (Alvino's four streams)."""
+        self._launch_streams(SINGLE_LOOP, [
+            (self._arguments(SINGLE_LOOP, {"begin": begin, "end": end}), end - begin)
+            for begin, end in quarters(self.n)])
+
+    def cancel_violations(self) -> None:
+        self.run(CANCEL_VIOLATIONS)
+
+    def reset_labels(self, unreached: int) -> None:
+        self.run(RESET_LABELS, unreached=unreached)
+
+    def bfs_level(self, level: int, unreached: int) -> bool:
+        """Runs one BFS level; whether it labelled a vertex."""
+        return self.run_flagged(BFS_LEVEL, level=level, unreached=unreached)
+
+    def counters(self) -> dict[str, int]:
+        return counter_values(self._counts(), self.launches)
+
+
+class TwinDevice(Device):
     """The kernels' Numba twins, launched on the CPU on arrays of their own."""
 
     def __init__(self, graph):
-        self.n, self.source, self.sink = graph.n, graph.source, graph.sink
-        self.first, self.head, self.rev = graph.first, graph.head, graph.rev
+        self.n = graph.n
         lengths = {"res": graph.head.shape[0], "excess": graph.n, "label": graph.n}
         self.state = {name: np.zeros(lengths[name], kind) for name, kind in STATE_TYPES.items()}
         self.counts = np.zeros(3, np.int64)  # pushes, relabels, arcs cancelled
+        self.flag = np.zeros(1, np.int32)
         self.seconds = {"kernels": 0.0, "transfer": 0.0}
         self.launches = 0
+        self.arguments = {"n": graph.n, "source": graph.source, "sink": graph.sink,
+                          "first": graph.first, "head": graph.head, "rev": graph.rev,
+                          **self.state, "counts": self.counts, "cancelled": self.counts[2:],
+                          "active_seen": self.flag, "changed": self.flag}
 
     def host_array(self, length: int, dtype) -> np.ndarray:
         return np.empty(length, dtype)
@@ -98,52 +197,28 @@ class TwinDevice:
         np.copyto(host, self.state[name])
         self.seconds["transfer"] += time.perf_counter() - started
 
-    def _launch(self, kernel, *args):
+    def _launch(self, kernel: Kernel, args: list, vertices: int) -> None:
+        twin = getattr(importlib.import_module(f"maxflow_cli.kernels.{kernel.file}_cpu"),
+                       kernel.name)
         started = time.perf_counter()
-        outcome = kernel(*args)
+        twin(*args)
         self.seconds["kernels"] += time.perf_counter() - started
         self.launches += 1
-        return outcome
 
-    def push_relabel(self, cycles: int) -> bool:
-        """Runs push_relabel_kernel; whether an active vertex was seen."""
-        s = self.state
-        return self._launch(push_relabel_cpu.push_relabel_kernel, self.n, self.source,
-                            self.sink, cycles, self.first, self.head, self.rev, s["res"],
-                            s["excess"], s["label"], self.counts)
+    def _clear_flag(self) -> None:
+        self.flag[0] = 0
 
-    def single_loop(self) -> None:
-        """Runs single_loop_kernel on each quarter of the vertices in turn."""
-        s = self.state
-        for begin, end in quarters(self.n):
-            self._launch(single_loop_cpu.single_loop_kernel, self.n, self.source, self.sink,
-                         begin, end, self.first, self.head, self.rev, s["res"], s["excess"],
-                         s["label"], self.counts)
+    def _flag(self) -> bool:
+        return bool(self.flag[0])
 
-    def cancel_violations(self) -> None:
-        s = self.state
-        self.counts[2] += self._launch(global_relabel_cpu.cancel_violations, self.first,
-                                       self.head, self.rev, s["res"], s["excess"], s["label"],
-                                       self.source)
-
-    def reset_labels(self, unreached: int) -> None:
-        self._launch(global_relabel_cpu.reset_labels, self.n, self.source, self.sink, unreached,
-                     self.state["label"])
-
-    def bfs_level(self, level: int, unreached: int) -> bool:
-        """Runs one BFS level; whether it labelled a vertex."""
-        s = self.state
-        return self._launch(global_relabel_cpu.bfs_level, self.n, level, unreached, self.first,
-                            self.head, self.rev, s["res"], s["label"])
-
-    def counters(self) -> dict[str, int]:
-        return counter_values(self.counts, self.launches)
+    def _counts(self) -> np.ndarray:
+        return self.counts
 
     def close(self) -> None:
         pass
 
 
-class GpuDevice:
+class GpuDevice(Device):
     """The kernels on the GPU. Kernel and transfer times are measured with CUDA events."""
 
     def __init__(self, graph, block_size: int):
@@ -168,28 +243,34 @@ class GpuDevice:
 
     def _open(self, graph, block_size: int) -> None:
         cuda = self.cuda
-        self.n, self.source, self.sink = graph.n, graph.source, graph.sink
-        push_relabel, global_relabel = load("push_relabel"), load("global_relabel")
-        self.kernels = {
-            "push_relabel": push_relabel.get_function("push_relabel_kernel").prepare("iiiiPPPPPPPP"),
-            "cancel_violations": global_relabel.get_function("cancel_violations_kernel")
-            .prepare("iiPPPPPPP"),
-            "reset_labels": global_relabel.get_function("reset_labels_kernel").prepare("iiiiP"),
-            "bfs_level": global_relabel.get_function("bfs_level_kernel").prepare("iiiPPPPPP"),
-        }
+        self.n = graph.n
+        self.kernels = {}
+        for kernel in (PUSH_RELABEL, CANCEL_VIOLATIONS, RESET_LABELS, BFS_LEVEL):
+            self._prepared(kernel)
+        self.streams = []
         self.block = (block_size, 1, 1)
-        self.grid = ((graph.n + block_size - 1) // block_size, 1)
         self.seconds = {"kernels": 0.0, "transfer": 0.0}
         self.launches = 0
         self.events = (cuda.Event(), cuda.Event())
-        self.first, self.head, self.rev = (self._copy_in(a) for a in (graph.first, graph.head,
-                                                                      graph.rev))
+        first, head, rev = (self._copy_in(a) for a in (graph.first, graph.head, graph.rev))
         lengths = {"res": graph.head.shape[0], "excess": graph.n, "label": graph.n}
         self.state = {name: self._allocate(lengths[name] * np.dtype(kind).itemsize)
                       for name, kind in STATE_TYPES.items()}
         self.counts = self._copy_in(np.zeros(3, np.uint64))  # pushes, relabels, cancelled
         self.flag = self._allocate(4)
         self.flag_host = cuda.pagelocked_empty(1, np.int32)
+        self.arguments = {"n": graph.n, "source": graph.source, "sink": graph.sink,
+                          "first": first, "head": head, "rev": rev, **self.state,
+                          "counts": self.counts, "cancelled": int(self.counts) + 16,
+                          "active_seen": self.flag, "changed": self.flag}
+
+    def _prepared(self, kernel: Kernel):
+        """The kernel's PyCUDA function, compiled on first use, prepared with its declared
+        argument types."""
+        if kernel.name not in self.kernels:
+            function = load(kernel.file).get_function(kernel.name)
+            self.kernels[kernel.name] = function.prepare(kernel.pycuda_types)
+        return self.kernels[kernel.name]
 
     def _allocate(self, nbytes: int):
         allocation = self.cuda.mem_alloc(max(nbytes, 1))
@@ -223,64 +304,40 @@ class GpuDevice:
     def to_host(self, name: str, host: np.ndarray) -> None:
         self._timed("transfer", self.cuda.memcpy_dtoh, host, self.state[name])
 
-    def _launch(self, kernel: str, *args) -> None:
-        self._timed("kernels", self.kernels[kernel].prepared_call, self.grid, self.block, *args)
+    def _grid(self, kernel: Kernel, vertices: int) -> tuple[int, int]:
+        return (max(1, -(-kernel.threads(vertices) // self.block[0])), 1)
+
+    def _launch(self, kernel: Kernel, args: list, vertices: int) -> None:
+        self._timed("kernels", self._prepared(kernel).prepared_call,
+                    self._grid(kernel, vertices), self.block, *args)
         self.launches += 1
 
-    def _launch_flagged(self, kernel: str, *args) -> bool:
-        """Launches a kernel whose arguments include self.flag, cleared first; whether the
-        kernel set it."""
+    def _launch_streams(self, kernel: Kernel, launches: list[tuple[list, int]]) -> None:
+        """Each launch on its own stream; the events on the default stream time them
+        together."""
+        function = self._prepared(kernel)
+        while len(self.streams) < len(launches):
+            self.streams.append(self.cuda.Stream())
+
+        def launch_all():
+            for (args, vertices), stream in zip(launches, self.streams):
+                function.prepared_async_call(self._grid(kernel, vertices), self.block, stream,
+                                             *args)
+                self.launches += 1
+
+        self._timed("kernels", launch_all)
+
+    def _clear_flag(self) -> None:
         self.cuda.memset_d32(self.flag, 0, 1)
-        self._launch(kernel, *args)
+
+    def _flag(self) -> bool:
         self._timed("transfer", self.cuda.memcpy_dtoh, self.flag_host, self.flag)
         return bool(self.flag_host[0])
 
-    def push_relabel(self, cycles: int) -> bool:
-        """Runs push_relabel_kernel; whether an active vertex was seen."""
-        s = self.state
-        return self._launch_flagged("push_relabel", self.n, self.source, self.sink, cycles,
-                                    self.first, self.head, self.rev, s["res"], s["excess"],
-                                    s["label"], self.flag, self.counts)
-
-    def single_loop(self) -> None:
-        """Runs single_loop_kernel on each quarter of the vertices, on its own stream; the
-        events on the default stream time the four together."""
-        if "single_loop" not in self.kernels:  # compiled on first use: only openmp-cuda has it
-            module = load("single_loop")
-            self.kernels["single_loop"] = (module.get_function("single_loop_kernel")
-                                           .prepare("iiiiiPPPPPPP"))
-            self.streams = [self.cuda.Stream() for _ in range(SINGLE_LOOP_STREAMS)]
-        self._timed("kernels", self._launch_quarters)
-
-    def _launch_quarters(self) -> None:
-        s = self.state
-        for (begin, end), stream in zip(quarters(self.n), self.streams):
-            threads = -(-(end - begin) // VERTICES_PER_THREAD)
-            grid = (max(1, -(-threads // self.block[0])), 1)
-            self.kernels["single_loop"].prepared_async_call(
-                grid, self.block, stream, self.n, self.source, self.sink, begin, end,
-                self.first, self.head, self.rev, s["res"], s["excess"], s["label"], self.counts)
-            self.launches += 1
-
-    def cancel_violations(self) -> None:
-        s = self.state
-        self._launch("cancel_violations", self.n, self.source, self.first, self.head, self.rev,
-                     s["res"], s["excess"], s["label"], int(self.counts) + 16)
-
-    def reset_labels(self, unreached: int) -> None:
-        self._launch("reset_labels", self.n, self.source, self.sink, unreached,
-                     self.state["label"])
-
-    def bfs_level(self, level: int, unreached: int) -> bool:
-        """Runs one BFS level; whether it labelled a vertex."""
-        s = self.state
-        return self._launch_flagged("bfs_level", self.n, level, unreached, self.first,
-                                    self.head, self.rev, s["res"], s["label"], self.flag)
-
-    def counters(self) -> dict[str, int]:
+    def _counts(self) -> np.ndarray:
         counts = np.zeros(3, np.uint64)
         self.cuda.memcpy_dtoh(counts, self.counts)
-        return counter_values(counts, self.launches)
+        return counts
 
     def close(self) -> None:
         """Frees the device's GPU memory (what was allocated, where opening failed)."""

@@ -1,7 +1,7 @@
 """Numba twins of global_relabel.cu: Gutiérrez Mota 2012, alg. 4.5, 4.6 and 4.8, on the CPU.
 
 The same per-vertex steps on the same arrays, the vertices taken in order. Violation
-cancellation is also the CPU code of He & Hong's global_relabel_cpu (solvers/relabel.py).
+cancellation is also the CPU code of He & Hong's global_relabel_cpu (pushrelabel/relabel.py).
 """
 
 import numba
@@ -34,7 +34,7 @@ def cancel_at(u, first, head, rev, res, excess, label, source, budget):
     """Cancel the violations on u's arcs, pushing at most `budget` in all unless u is the
     source; returns how many arcs were pushed along. Adds to excess[head] atomically (the
     parallel twin runs vertices at once); only u's own call lowers excess[u]."""
-    cancelled = 0
+    arcs = 0
     for a in range(first[u], first[u + 1]):
         delta = res[a] if u == source else min(res[a], max(budget, 0))
         if delta > 0 and label[u] > label[head[a]] + 1:
@@ -43,12 +43,18 @@ def cancel_at(u, first, head, rev, res, excess, label, source, budget):
             res[rev[a]] += delta
             atomic_add(excess, u, -delta)
             atomic_add(excess, head[a], delta)
-            cancelled += 1
-    return cancelled
+            arcs += 1
+    return arcs
 
 
 @numba.njit(cache=True)
-def reset_labels(n, source, sink, unreached, label):
+def cancel_violations_kernel(n, source, first, head, rev, res, excess, label, cancelled):
+    """Twin of cancel_violations_kernel: cancel_violations, its count added to cancelled[0]."""
+    cancelled[0] += cancel_violations(first, head, rev, res, excess, label, source)
+
+
+@numba.njit(cache=True)
+def reset_labels_kernel(n, source, sink, unreached, label):
     """Twin of reset_labels_kernel (alg. 4.6)."""
     label[:] = unreached
     label[source] = n
@@ -56,10 +62,9 @@ def reset_labels(n, source, sink, unreached, label):
 
 
 @numba.njit(cache=True)
-def bfs_level(n, level, unreached, first, head, rev, res, label):
+def bfs_level_kernel(n, level, unreached, first, head, rev, res, label, changed):
     """Twin of bfs_level_kernel (alg. 4.8): label level + 1 the unreached vertices with a
-    residual arc into a vertex at `level`; returns whether it labelled any."""
-    changed = False
+    residual arc into a vertex at `level`; sets changed[0] when it labelled one."""
     for u in range(n):
         if label[u] != level:
             continue
@@ -67,5 +72,4 @@ def bfs_level(n, level, unreached, first, head, rev, res, label):
             v = head[a]
             if label[v] == unreached and res[rev[a]] > 0:
                 label[v] = level + 1
-                changed = True
-    return changed
+                changed[0] = 1

@@ -1,12 +1,13 @@
 """Where gpu-sync's kernels run: gpu_sync.cu through PyCUDA, or its Numba twin
-(gpu_sync_cpu.py), behind one interface: ``global_relabel()`` and ``rounds(budget,
-max_rounds)`` each run one persistent kernel and return the stats (gpu_sync_cpu's slots);
+(gpu_sync_cpu.py), behind one interface (SyncDevice): ``global_relabel()`` and
+``rounds(beta, budget, max_rounds)`` each run one persistent kernel, launched by its
+declaration (declarations.py), and return the stats (gpu_sync_cpu's slots);
 ``download(res, excess)`` brings the preflow back; ``close()``.
 
 The state lives on the device from upload to download: the graph (first, head, rev), the
 residuals (32-bit when every residual fits, else 64-bit), excesses (64-bit), labels, the
-round each vertex was last queued for, two active lists and the stats. Only the few hundred bytes of
-stats cross the bus between kernels.
+round each vertex was last queued for, two active lists and the stats. Only the stats (320
+bytes) cross the bus between kernels.
 """
 
 import time
@@ -15,6 +16,7 @@ import numpy as np
 
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels import gpu_sync_cpu, load
+from maxflow_cli.kernels.declarations import GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS, Kernel
 from maxflow_cli.kernels.devices import gpu_error
 
 BLOCK = 512  # as in gpu_sync.cu
@@ -32,39 +34,59 @@ def device_bytes(graph, res_type) -> int:
     """The GPU memory a SyncGpuDevice allocates: first; head, rev and res per arc; excess,
     label, queued and two lists per vertex; the stats."""
     arcs = graph.head.shape[0]
-    return 4 * (graph.n + 1) + (8 + np.dtype(res_type).itemsize) * arcs + 24 * graph.n + 8 * gpu_sync_cpu.STATS_SLOTS
+    per_arc = 8 + np.dtype(res_type).itemsize
+    return 4 * (graph.n + 1) + per_arc * arcs + 24 * graph.n + 8 * gpu_sync_cpu.STATS_SLOTS
 
 
-class SyncTwinDevice:
-    """gpu_sync.cu's Numba twin, on arrays of its own."""
+class SyncDevice:
+    """What both devices share: the two kernels launched by their declarations, each argument
+    taken by name from ``self.arguments`` (the scalars a call gives, the device's own arrays
+    otherwise), and the seconds in each."""
 
-    def __init__(self, graph, res, excess):
+    def __init__(self, graph, width: int):
         self.graph = graph
-        self.res = res.astype(residual_type(graph))
-        self.excess = excess.copy()
-        n = graph.n
-        self.label = np.empty(n, np.int32)
-        self.queued = np.full(n, -1, np.int32)
-        self.lists = (np.empty(n, np.int32), np.empty(n, np.int32))
-        self.stats = gpu_sync_cpu.new_stats()
+        self.width = width
         self.seconds = {"global_relabel": 0.0, "rounds": 0.0}
 
-    def global_relabel(self) -> np.ndarray:
+    def _common_arguments(self) -> dict:
         g = self.graph
-        started = time.perf_counter()
-        gpu_sync_cpu.global_relabel(g.n, g.source, g.sink, g.first, g.head, g.rev, self.res,
-                                    self.excess, self.label, self.queued, *self.lists,
-                                    self.stats)
-        self.seconds["global_relabel"] += time.perf_counter() - started
-        return self.stats.copy()
+        return {"n": g.n, "source": g.source, "sink": g.sink, "width": self.width}
+
+    def global_relabel(self) -> np.ndarray:
+        """One global relabel (and the next round's list); the stats after it."""
+        return self._run("global_relabel", GPU_SYNC_RELABEL, {})
 
     def rounds(self, beta: int, budget: int, max_rounds: int) -> np.ndarray:
-        g = self.graph
+        """Rounds until the list empties, the work reaches `budget` or `max_rounds` ran; the
+        stats after them."""
+        return self._run("rounds", GPU_SYNC_ROUNDS,
+                         {"beta": beta, "budget": budget, "max_rounds": max_rounds})
+
+    def _run(self, kind: str, kernel: Kernel, scalars: dict) -> np.ndarray:
+        arguments = self.arguments | scalars
         started = time.perf_counter()
-        gpu_sync_cpu.rounds(g.n, g.source, g.sink, beta, budget, max_rounds, g.first, g.head,
-                            g.rev, self.res, self.excess, self.label, self.queued, *self.lists,
-                            self.stats)
-        self.seconds["rounds"] += time.perf_counter() - started
+        stats = self._launch(kernel, [arguments[name] for name in kernel.arguments])
+        self.seconds[kind] += time.perf_counter() - started
+        return stats
+
+
+class SyncTwinDevice(SyncDevice):
+    """gpu_sync.cu's Numba twin, on arrays of its own."""
+
+    def __init__(self, graph, res, excess, width: int):
+        super().__init__(graph, width)
+        n = graph.n
+        self.res = res.astype(residual_type(graph))
+        self.excess = excess.copy()
+        self.stats = gpu_sync_cpu.new_stats()
+        self.arguments = self._common_arguments() | {
+            "first": graph.first, "head": graph.head, "rev": graph.rev, "res": self.res,
+            "excess": self.excess, "label": np.empty(n, np.int32),
+            "queued": np.full(n, -1, np.int32), "list0": np.empty(n, np.int32),
+            "list1": np.empty(n, np.int32), "stats": self.stats}
+
+    def _launch(self, kernel: Kernel, args: list) -> np.ndarray:
+        getattr(gpu_sync_cpu, kernel.name)(*args)
         return self.stats.copy()
 
     def download(self, res: np.ndarray, excess: np.ndarray) -> None:
@@ -75,16 +97,16 @@ class SyncTwinDevice:
         pass
 
 
-class SyncGpuDevice:
+class SyncGpuDevice(SyncDevice):
     """gpu_sync.cu on the GPU: a grid of MIN_BLOCKS blocks per multiprocessor, all resident,
-    as the kernels' grid barrier needs. Kernel times by CUDA events."""
+    as the kernels' grid barrier needs. A launch returns once its stats are back."""
 
     def __init__(self, graph, res, excess, width: int):
         import pycuda.driver as cuda
 
+        super().__init__(graph, width)
         self.cuda = cuda
         self.allocations = []
-        self.width = width
         res_type = residual_type(graph)
         try:
             self._open(graph, res.astype(res_type), excess, res_type)
@@ -101,26 +123,21 @@ class SyncGpuDevice:
         cuda = self.cuda
         define = "RES_T=int" if res_type == np.int32 else "RES_T=long long"
         module = load("gpu_sync", (define,))
-        self.relabel_kernel = module.get_function("global_relabel_kernel").prepare(
-            "iiiiPPPPPPPPPP")
-        self.rounds_kernel = module.get_function("rounds_kernel").prepare(
-            "iiiiiqiPPPPPPPPPP")
+        self.kernels = {kernel.name: module.get_function(kernel.name).prepare(
+            kernel.pycuda_types) for kernel in (GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS)}
         device = cuda.Context.get_device()
         multiprocessors = device.get_attribute(cuda.device_attribute.MULTIPROCESSOR_COUNT)
         self.grid = (multiprocessors * MIN_BLOCKS, 1)
-        self.graph = graph
         self.res_type = res_type
         n = graph.n
-        self.first, self.head, self.rev, self.res = (
-            self._copy_in(a) for a in (graph.first, graph.head, graph.rev, res))
-        self.excess = self._copy_in(excess)
-        self.label, self.queued, self.list0, self.list1 = (
-            self._allocate(4 * n) for _ in range(4))
-        cuda.memset_d32(self.queued, 0xFFFFFFFF, max(n, 1))
-        self.stats_host = np.zeros(gpu_sync_cpu.STATS_SLOTS, np.int64)
-        self.stats = self._copy_in(self.stats_host)
-        self.events = (cuda.Event(), cuda.Event())
-        self.seconds = {"global_relabel": 0.0, "rounds": 0.0}
+        self.stats_host = gpu_sync_cpu.new_stats()
+        self.arguments = self._common_arguments() | {
+            "first": self._copy_in(graph.first), "head": self._copy_in(graph.head),
+            "rev": self._copy_in(graph.rev), "res": self._copy_in(res),
+            "excess": self._copy_in(excess), "label": self._allocate(4 * n),
+            "queued": self._allocate(4 * n), "list0": self._allocate(4 * n),
+            "list1": self._allocate(4 * n), "stats": self._copy_in(self.stats_host)}
+        cuda.memset_d32(self.arguments["queued"], 0xFFFFFFFF, max(n, 1))
 
     def _allocate(self, nbytes: int):
         allocation = self.cuda.mem_alloc(max(nbytes, 1))
@@ -132,36 +149,16 @@ class SyncGpuDevice:
         self.cuda.memcpy_htod(allocation, np.ascontiguousarray(array))
         return allocation
 
-    def _run(self, kind: str, kernel, *args) -> np.ndarray:
-        start, stop = self.events
-        start.record()
-        kernel.prepared_call(self.grid, (BLOCK, 1, 1), *args)
-        stop.record()
-        stop.synchronize()
-        self.seconds[kind] += stop.time_since(start) / 1000
-        self.cuda.memcpy_dtoh(self.stats_host, self.stats)
+    def _launch(self, kernel: Kernel, args: list) -> np.ndarray:
+        self.kernels[kernel.name].prepared_call(self.grid, (BLOCK, 1, 1), *args)
+        self.cuda.memcpy_dtoh(self.stats_host, self.arguments["stats"])
         return self.stats_host.copy()
-
-    def _state(self):
-        """The kernels' array arguments, in their order."""
-        return (self.first, self.head, self.rev, self.res, self.excess, self.label,
-                self.queued, self.list0, self.list1, self.stats)
-
-    def global_relabel(self) -> np.ndarray:
-        g = self.graph
-        return self._run("global_relabel", self.relabel_kernel, g.n, g.source, g.sink,
-                         self.width, *self._state())
-
-    def rounds(self, beta: int, budget: int, max_rounds: int) -> np.ndarray:
-        g = self.graph
-        return self._run("rounds", self.rounds_kernel, g.n, g.source, g.sink,
-                         self.width, beta, budget, max_rounds, *self._state())
 
     def download(self, res: np.ndarray, excess: np.ndarray) -> None:
         on_device = np.empty(res.shape[0], self.res_type)
-        self.cuda.memcpy_dtoh(on_device, self.res)
+        self.cuda.memcpy_dtoh(on_device, self.arguments["res"])
         res[:] = on_device
-        self.cuda.memcpy_dtoh(excess, self.excess)
+        self.cuda.memcpy_dtoh(excess, self.arguments["excess"])
 
     def close(self) -> None:
         for allocation in self.allocations:
@@ -184,6 +181,5 @@ def open_sync_device(kind: str, graph, res: np.ndarray, excess: np.ndarray, widt
     preflow (res, excess); the GPU's lane groups are `width` wide (0: group_width)."""
     if width & (width - 1):
         raise ParameterError(f"--group-size {width}: must be a power of two (or 0)")
-    if kind == "gpu":
-        return SyncGpuDevice(graph, res, excess, width or group_width(graph))
-    return SyncTwinDevice(graph, res, excess)
+    device = SyncGpuDevice if kind == "gpu" else SyncTwinDevice
+    return device(graph, res, excess, width or group_width(graph))

@@ -19,10 +19,11 @@ MAX_STEPS = 64  # push or relabel steps per vertex per round, as in the kernel
 
 
 @numba.njit(cache=True)
-def global_relabel(n, source, sink, first, head, rev, res, excess, label, queued, list0, list1,
-                   stats):
+def global_relabel_kernel(n, source, sink, width, first, head, rev, res, excess, label, queued,
+                          list0, list1, stats):
     """Twin of global_relabel_kernel: exact distances to the sink over residual arcs (n out of
-    reach; the source keeps n), then the active list of round stats[ROUND]."""
+    reach; the source keeps n), then the active list of round stats[ROUND]. (`width`, the
+    kernel's lanes per vertex, has no meaning here.)"""
     label[:] = n
     label[sink] = 0
     queue = list0
@@ -120,10 +121,11 @@ def discharge(u, round_, n, source, sink, beta, first, head, rev, res, excess, l
 
 
 @numba.njit(parallel=True, cache=True)
-def rounds(n, source, sink, beta, budget, max_rounds, first, head, rev, res, excess, label,
-           queued, list0, list1, stats):
+def rounds_kernel(n, source, sink, width, beta, budget, max_rounds, first, head, rev, res,
+                  excess, label, queued, list0, list1, stats):
     """Twin of rounds_kernel: rounds over the active list until it is empty, the work since
-    the last global relabel reaches `budget`, or `max_rounds` rounds ran."""
+    the last global relabel reaches `budget`, or `max_rounds` rounds ran; the vertices of a
+    round in parallel, each discharged by one thread."""
     for _ in range(max_rounds):
         round_ = stats[ROUND]
         count = stats[COUNTS + round_ % 3]

@@ -8,7 +8,7 @@
 
 #include <climits>
 
-#include "common.cuh"  // atomic_add, warp_sum
+#include "common.cuh"  // atomic_add, add_warp_counts
 
 #define PUSHED 0
 #define RELABELED 1
@@ -76,10 +76,5 @@ extern "C" __global__ void push_relabel_kernel(int n, int source, int sink, int 
     }
     if (active)
         *active_seen = 1;
-    pushes = warp_sum(pushes);
-    relabels = warp_sum(relabels);
-    if (threadIdx.x % 32 == 0 && pushes + relabels > 0) {
-        atomicAdd(&counts[0], static_cast<unsigned long long>(pushes));
-        atomicAdd(&counts[1], static_cast<unsigned long long>(relabels));
-    }
+    add_warp_counts(pushes, relabels, counts);
 }

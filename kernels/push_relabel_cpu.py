@@ -10,6 +10,8 @@ A cycle with no active vertex ends the launch, as nothing can change any more.
 import numba
 import numpy as np
 
+from maxflow_cli.pushrelabel.relabel import lowest_neighbour
+
 RELABELED, WAITING = -1, -2
 
 
@@ -19,13 +21,7 @@ def push_relabel_step(u, e, h, first, head, rev, res, excess, label):
     lowest residual neighbour, or relabel to its label + 1. Returns the arc pushed along, or
     RELABELED (WAITING where u has no residual arc, as the kernel does: on the GPU the
     pushes that gave u its excess may not be visible yet)."""
-    lowest_label = 2**31 - 1
-    lowest_arc = -1
-    for a in range(first[u], first[u + 1]):
-        v = head[a]
-        if v != u and res[a] > 0 and label[v] < lowest_label:  # self-loops carry nothing
-            lowest_label = label[v]
-            lowest_arc = a
+    lowest_arc, lowest_label = lowest_neighbour(u, first, head, res, label)
     if lowest_arc < 0:
         return WAITING
     if h > lowest_label:
@@ -40,10 +36,11 @@ def push_relabel_step(u, e, h, first, head, rev, res, excess, label):
 
 
 @numba.njit(cache=True)
-def push_relabel_kernel(n, source, sink, cycles, first, head, rev, res, excess, label, counts):
+def push_relabel_kernel(n, source, sink, cycles, first, head, rev, res, excess, label,
+                        active_seen, counts):
     """Twin of push_relabel_kernel: `cycles` iterations of every thread but the source's and
-    the sink's. Adds the pushes and relabels to counts[0] and counts[1]; returns whether an
-    active vertex was seen (the kernel's *active_seen)."""
+    the sink's. Adds the pushes and relabels to counts[0] and counts[1]; sets active_seen[0]
+    when an active vertex was seen."""
     current = np.empty(n, np.int32)
     following = np.empty(n, np.int32)
     queued_for = np.full(n, -1, np.int32)  # the last cycle a vertex was queued for
@@ -54,7 +51,6 @@ def push_relabel_kernel(n, source, sink, cycles, first, head, rev, res, excess, 
             queued_for[u] = 0
             current[size] = u
             size += 1
-    active_seen = False
     for cycle in range(cycles):
         following_size = 0
         for k in range(size):
@@ -63,7 +59,7 @@ def push_relabel_kernel(n, source, sink, cycles, first, head, rev, res, excess, 
             h = label[u]
             if e <= 0 or h >= n:
                 continue
-            active_seen = True
+            active_seen[0] = 1
             arc = push_relabel_step(u, e, h, first, head, rev, res, excess, label)
             if arc == WAITING:
                 continue
@@ -82,4 +78,3 @@ def push_relabel_kernel(n, source, sink, cycles, first, head, rev, res, excess, 
             break
         current, following = following, current
         size = following_size
-    return active_seen

@@ -11,7 +11,7 @@
 
 #include <climits>
 
-#include "common.cuh"  // atomic_add, warp_sum
+#include "common.cuh"  // atomic_add, add_warp_counts
 
 #define VERTICES_PER_THREAD 4
 
@@ -76,10 +76,5 @@ extern "C" __global__ void single_loop_kernel(int n, int source, int sink, int b
         if (u < end && u != source && u != sink)
             discharge(u, n, first, head, rev, res, excess, label, &pushes, &relabels);
     }
-    pushes = warp_sum(pushes);
-    relabels = warp_sum(relabels);
-    if (threadIdx.x % 32 == 0 && pushes + relabels > 0) {
-        atomicAdd(&counts[0], static_cast<unsigned long long>(pushes));
-        atomicAdd(&counts[1], static_cast<unsigned long long>(relabels));
-    }
+    add_warp_counts(pushes, relabels, counts);
 }

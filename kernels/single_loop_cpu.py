@@ -8,6 +8,8 @@ launch, as on the GPU.
 
 import numba
 
+from maxflow_cli.limits import INT32_MAX
+
 
 @numba.njit(cache=True)
 def discharge(u, n, first, head, rev, res, excess, label, counts):
@@ -19,7 +21,7 @@ def discharge(u, n, first, head, rev, res, excess, label, counts):
         h = label[u]
         if e <= 0 or h >= n:
             return
-        lowest = 2**31 - 1
+        lowest = INT32_MAX
         for a in range(first[u], first[u + 1]):
             v = head[a]
             r = res[a]

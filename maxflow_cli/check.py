@@ -1,4 +1,4 @@
-"""The answer certificate (DESIGN §5): proves a solver's flow value is the maximum.
+"""The answer certificate: proves a solver's flow value is the maximum.
 
 Computed from the original network and the final residuals alone, never from a solver's own
 excess or labels: (a) every input arc carries 0 <= flow <= capacity, and each residual pair
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from maxflow_cli.pushrelabel.relabel import sink_reaching
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers.relabel import sink_reaching
 
 
 @dataclass

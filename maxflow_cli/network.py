@@ -4,9 +4,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MAX_CAPACITY = 2**62
-"""Largest arc capacity accepted anywhere: sums of a few such values still fit int64."""
-
 
 @dataclass(frozen=True)
 class Network:
@@ -29,7 +26,7 @@ class Network:
 
     @classmethod
     def from_arcs(cls, n: int, source: int, sink: int, arcs) -> "Network":
-        """Build from an iterable of 0-based (tail, head, capacity) triples (tests, small examples)."""
+        """Build from 0-based (tail, head, capacity) triples (tests, small examples)."""
         table = np.asarray(list(arcs), dtype=np.int64).reshape(-1, 3)
         return cls(
             n=n,

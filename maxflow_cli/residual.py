@@ -1,4 +1,4 @@
-"""The one residual graph every solver uses (DESIGN §2; Gutiérrez Mota 2012, table 3.1).
+"""The one residual graph every solver uses (Gutiérrez Mota 2012, table 3.1).
 
 Forward-star arrays, structure of arrays, the same buffers for Numba and PyCUDA: the out-arcs
 of vertex u are ``first[u] .. first[u+1]-1``; arc a goes to ``head[a]``, its paired reverse
@@ -15,9 +15,8 @@ import numba
 import numpy as np
 
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.network import MAX_CAPACITY, Network
-
-INT64_MAX = 2**63 - 1
+from maxflow_cli.limits import INT64_MAX, MAX_ARCS, MAX_CAPACITY
+from maxflow_cli.network import Network
 
 
 @dataclass(frozen=True)
@@ -130,8 +129,8 @@ def build_residual(network: Network) -> ResidualGraph:
         raise ParameterError("the source and sink must be vertices of a network with n >= 2")
     if network.source == network.sink:
         raise ParameterError("the source and the sink are the same vertex")
-    if 2 * network.m > 2**31 - 1:
-        raise ParameterError(f"{network.m} arcs: at most {2**30 - 1} are supported")
+    if network.m > MAX_ARCS:
+        raise ParameterError(f"{network.m} arcs: at most {MAX_ARCS} are supported")
     if network.m:
         if min(tails.min(), heads.min()) < 0 or max(tails.max(), heads.max()) >= n:
             raise ParameterError(f"an arc has an end outside the {n} vertices")

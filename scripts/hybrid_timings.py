@@ -19,10 +19,13 @@ import numba
 import numpy as np
 
 from maxflow_cli import generators
+from maxflow_cli.pushrelabel.parallel_relabel import (
+    Workspace,
+    parallel_global_relabel,
+    parallel_reverse_bfs,
+)
+from maxflow_cli.pushrelabel.relabel import global_relabel_cpu, reverse_bfs
 from maxflow_cli.residual import build_residual
-from maxflow_cli.solvers.parallel_relabel import (Workspace, parallel_global_relabel,
-                                                  parallel_reverse_bfs)
-from maxflow_cli.solvers.relabel import global_relabel_cpu, reverse_bfs
 
 ALL = numba.config.NUMBA_NUM_THREADS
 

@@ -7,14 +7,14 @@ from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
-
 from fixtures import DATA
+from test_bench_external import program
+from test_bench_runner import fake_solver
+
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.bench.suites import SUITES, Suite
 from maxflow_cli.cli import main
-from maxflow_cli.solvers import REGISTRY
-from test_bench_external import program
-from test_bench_runner import fake_solver
+from maxflow_cli.registry import solvers
 
 TINY = "genrmf:a=3,b=4,seed=1..2"
 FAST = ("--repeat", "2", "--warmup", "0", "--min-time", "0")
@@ -54,7 +54,7 @@ def test_no_instance_runs_the_quick_suite(monkeypatch):
 
 def test_a_flow_mismatch_prints_in_red_and_exits_1(monkeypatch, tmp_path):
     spec = fake_solver("wrong", wrong_calls={2})
-    monkeypatch.setitem(REGISTRY, spec.name, spec)
+    monkeypatch.setitem(solvers(), spec.name, spec)
     result = bench(TINY, *FAST, "--solvers", "hipr,wrong", "--json", str(tmp_path / "r.json"))
     assert result.exit_code == 1
     assert "FAILED" in result.output and "wrong gave flow value" in result.output

@@ -4,7 +4,7 @@ import pytest
 
 from maxflow_cli.bench.configs import label, parse_configurations
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.solvers import get_solver
+from maxflow_cli.registry import get_solver
 
 
 def parsed(text: str) -> list[tuple[str, str | None, dict]]:

@@ -11,8 +11,8 @@ import sys
 import time
 
 import pytest
-
 from fixtures import DATA
+
 from maxflow_cli.bench.external import DimacsInput, External, RunFailed, parse_externals
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.dimacs.reader import read_network

@@ -1,8 +1,8 @@
 """bench.instances: files, globs, presets and generator specs, expanded and checked up front."""
 
 import pytest
-
 from fixtures import DATA
+
 from maxflow_cli.bench.instances import FILES, parse_instance, parse_instances
 from maxflow_cli.errors import ParameterError
 

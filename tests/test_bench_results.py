@@ -9,8 +9,16 @@ import pytest
 from maxflow_cli.bench import results
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.bench.report import describe_environment
-from maxflow_cli.bench.results import (CSV_COLUMNS, SCHEMA, compare, document, environment, load, write_csv,
-                                       write_json)
+from maxflow_cli.bench.results import (
+    CSV_COLUMNS,
+    SCHEMA,
+    compare,
+    document,
+    environment,
+    load,
+    write_csv,
+    write_json,
+)
 from maxflow_cli.bench.runner import Settings, choose_solvers, run_benchmark
 from maxflow_cli.errors import InputError
 

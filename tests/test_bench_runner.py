@@ -8,8 +8,8 @@ import pytest
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.bench.runner import Settings, choose_solvers, default_solvers, run_benchmark
 from maxflow_cli.errors import ParameterError, SolverUnavailable
-from maxflow_cli.solvers import REGISTRY, SolverSpec
-from maxflow_cli.solvers.hipr import HIPR_PARAMETERS, solve_hipr
+from maxflow_cli.registry import HIPR_PARAMETERS, SolverSpec, solvers
+from maxflow_cli.solvers.hipr import solve_hipr
 
 TINY = parse_instance("genrmf:a=3,b=4,seed=1..2")
 FAST = Settings(repeat=3, warmup=1, min_time=0.0)
@@ -32,7 +32,7 @@ def fake_solver(name: str, wrong_calls=(), extra_seconds: float = 0.0) -> Solver
 @pytest.fixture
 def register(monkeypatch):
     def add(spec: SolverSpec) -> None:
-        monkeypatch.setitem(REGISTRY, spec.name, spec)
+        monkeypatch.setitem(solvers(), spec.name, spec)
     return add
 
 

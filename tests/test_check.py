@@ -4,9 +4,9 @@ import dataclasses
 
 from maxflow_cli.check import check_answer
 from maxflow_cli.network import Network
+from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import SolveOptions, get_solver
 
 # s=0 -> 1 -> 3=t, s -> 2 -> t and 1 -> 2: maximum flow 9, minimum cut S = {0, 1}
 # (arcs 1->3, 1->2 and 0->2: 5 + 1 + 3)

@@ -14,8 +14,14 @@ from maxflow_cli.generators import FAMILIES, PRESETS
 
 CASES = [
     (["genrmf", "--a", "5", "--b", "7", "--seed", "1"], "genrmf_a5_b7_c1-1_c2-10000_seed1.max"),
-    (["washington-rlg", "--rows", "4", "--levels", "3", "--cap", "100", "--seed", "1"], "rlg_w4_l3_cap100_seed1.max"),
-    (["acyclic-dense", "--n", "60", "--seed", "12345", "--original-format"], "ac_n60_seed12345.max"),
+    (
+        ["washington-rlg", "--rows", "4", "--levels", "3", "--cap", "100", "--seed", "1"],
+        "rlg_w4_l3_cap100_seed1.max",
+    ),
+    (
+        ["acyclic-dense", "--n", "60", "--seed", "12345", "--original-format"],
+        "ac_n60_seed12345.max",
+    ),
 ]
 
 
@@ -36,7 +42,9 @@ def test_acyclic_dense_default_has_no_seed_line():
     assert result.stdout_bytes == original.replace(b"s 1\n", b"")
 
 
-@pytest.mark.parametrize("suffix, opener", [("", open), (".gz", gzip.open), (".bz2", bz2.open), (".xz", lzma.open)])
+@pytest.mark.parametrize(
+    "suffix, opener", [("", open), (".gz", gzip.open), (".bz2", bz2.open), (".xz", lzma.open)]
+)
 def test_output_file_and_compression(tmp_path, suffix, opener):
     args, vector = CASES[0]
     target = tmp_path / f"out.max{suffix}"
@@ -60,10 +68,20 @@ def test_list_presets():
     result = run("--list-presets")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["preset", "family", "parameters", "vertices", "arcs", "file", "size"]
+    assert lines[0].split() == [
+        "preset",
+        "family",
+        "parameters",
+        "vertices",
+        "arcs",
+        "file",
+        "size",
+    ]
     assert len(lines) == 1 + len(PRESETS)
     row = next(line for line in lines if line.startswith("washington-rlg-long-1024x1536 "))
-    assert "--rows 1024 --levels 1536 --cap 10000" in row and "1,572,866" in row and "4,717,568" in row
+    assert (
+        "--rows 1024 --levels 1536 --cap 10000" in row and "1,572,866" in row and "4,717,568" in row
+    )
     assert "MB" in row
 
 
@@ -88,11 +106,31 @@ def test_large_output_is_announced_on_stderr(monkeypatch):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["genrmf", "--a", "3", "--b", "2", "--c1", "9", "--c2", "5", "--seed", "1", "-o", "bad.max"], "--c1 (9) must not"),
+        (
+            [
+                "genrmf",
+                "--a",
+                "3",
+                "--b",
+                "2",
+                "--c1",
+                "9",
+                "--c2",
+                "5",
+                "--seed",
+                "1",
+                "-o",
+                "bad.max",
+            ],
+            "--c1 (9) must not",
+        ),
         (["genrmf", "--a", "3", "--b", "2", "--c1", "-2", "--seed", "1"], "--c1 must be in [0,"),
         (["genrmf", "--a", "500", "--b", "2", "--seed", "1"], "c2 * a^2 = 2500000000"),
         (["genrmf", "--a", "0", "--b", "2", "--seed", "1"], "--a must be in [1,"),
-        (["washington-rlg", "--rows", "2", "--levels", "3", "--seed", "1"], "--rows must be in [3,"),
+        (
+            ["washington-rlg", "--rows", "2", "--levels", "3", "--seed", "1"],
+            "--rows must be in [3,",
+        ),
         (["washington-rlg", "--rows", "60000", "--levels", "60000", "--seed", "1"], "too large"),
         (["acyclic-dense", "--n", "1", "--seed", "1"], "--n must be in [2,"),
         (["acyclic-dense", "--n", "60000", "--seed", "1"], "too large"),
@@ -111,8 +149,10 @@ def test_errors_exit_2_with_one_line(tmp_path, monkeypatch, args, message):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("args", [["genrmf", "--b", "2", "--seed", "1"], ["genrmf", "--a", "x", "--b", "2", "--seed", "1"]])
+@pytest.mark.parametrize(
+    "args",
+    [["genrmf", "--b", "2", "--seed", "1"], ["genrmf", "--a", "x", "--b", "2", "--seed", "1"]],
+)
 def test_click_usage_errors_exit_2(args):
     result = run(*args)
     assert result.exit_code == 2 and "Traceback" not in result.output
-

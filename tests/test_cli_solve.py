@@ -4,8 +4,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
 from fixtures import DATA
+
 from maxflow_cli.cli import main
 
 CLRS = str(DATA / "clrs.max")

@@ -5,19 +5,20 @@ random graphs; Program 4's global_relabel_cpu; device choice and parameter error
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
-
 from fixtures import DATA
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from test_solvers import networks
+
 from maxflow_cli import generators
 from maxflow_cli.check import check_answer
 from maxflow_cli.cli import main
 from maxflow_cli.errors import ParameterError, SolverUnavailable
 from maxflow_cli.kernels import devices
 from maxflow_cli.network import Network
+from maxflow_cli.pushrelabel.relabel import global_relabel_cpu, saturate_source_arcs
+from maxflow_cli.registry import SolveOptions, solvers
 from maxflow_cli.residual import build_residual
-from maxflow_cli.solvers import REGISTRY, SolveOptions
-from maxflow_cli.solvers.relabel import global_relabel_cpu, saturate_source_arcs
-from test_solvers import networks
 
 DEVICES = [pytest.param("cpu", id="twins"), pytest.param("gpu", marks=pytest.mark.gpu, id="gpu")]
 FAMILY_CASES = [
@@ -31,7 +32,7 @@ FAMILY_CASES = [
 
 def solve(name, device, network, want_flow=False, **params):
     """(graph, result) of solver `name` on `device`; skips where that device is missing."""
-    spec = REGISTRY[name]
+    spec = solvers()[name]
     try:
         options = spec.resolve(SolveOptions(want_flow, device, params))
     except SolverUnavailable as reason:
@@ -42,7 +43,7 @@ def solve(name, device, network, want_flow=False, **params):
 
 def assert_like_hipr(graph, result):
     """The flow value hipr finds, and a certificate that holds."""
-    hipr = REGISTRY["hipr"]
+    hipr = solvers()["hipr"]
     expected = hipr.solve(graph, hipr.resolve(SolveOptions())).flow_value
     assert result.flow_value == expected
     certificate = check_answer(graph, result)
@@ -116,7 +117,7 @@ def test_stranded_excess_is_left_for_stage_two():
 
 
 def test_default_device_is_the_gpu_only_where_one_can_run(monkeypatch):
-    spec = REGISTRY["cuda"]
+    spec = solvers()["cuda"]
     monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no CUDA device found: test")
     assert spec.resolve(SolveOptions()).device == "cpu"
     with pytest.raises(SolverUnavailable, match="cannot run here: no CUDA device found: test"):

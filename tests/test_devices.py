@@ -11,8 +11,8 @@ import pytest
 from maxflow_cli.errors import MaxflowError
 from maxflow_cli.kernels import devices
 from maxflow_cli.network import Network
+from maxflow_cli.registry import SolveOptions, solvers
 from maxflow_cli.residual import build_residual
-from maxflow_cli.solvers import REGISTRY, SolveOptions
 
 
 class FakeError(Exception):
@@ -110,7 +110,7 @@ def test_the_solvers_report_it_as_one_line(driver, monkeypatch):
     monkeypatch.setattr(devices, "gpu_unavailable", lambda: None)
     graph = _graph()
     for name in ("cuda", "gpu-bfs", "hybrid"):
-        spec = REGISTRY[name]
+        spec = solvers()[name]
         with pytest.raises(MaxflowError, match="^GPU out of memory"):
             spec.solve(graph, spec.resolve(SolveOptions(device="gpu")))
 

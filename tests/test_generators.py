@@ -23,8 +23,10 @@ from maxflow_cli.generators.rng import drand48, glibc_random
 
 VECTOR_PATTERNS = {
     "acyclic-dense": r"ac_n(?P<n>\d+)_seed(?P<seed>-?\d+)\.max",
-    "genrmf": r"genrmf_a(?P<a>\d+)_b(?P<b>\d+)_c1-(?P<c1>\d+)_c2-(?P<c2>\d+)_seed(?P<seed>-?\d+)\.max",
-    "washington-rlg": r"rlg_w(?P<rows>\d+)_l(?P<levels>\d+)_cap(?P<cap>\d+)_seed(?P<seed>-?\d+)\.max",
+    "genrmf": r"genrmf_a(?P<a>\d+)_b(?P<b>\d+)_c1-(?P<c1>\d+)_c2-(?P<c2>\d+)"
+              r"_seed(?P<seed>-?\d+)\.max",
+    "washington-rlg": r"rlg_w(?P<rows>\d+)_l(?P<levels>\d+)_cap(?P<cap>\d+)"
+                      r"_seed(?P<seed>-?\d+)\.max",
 }
 
 
@@ -226,8 +228,10 @@ PAPER_SIZES = {  # vertices and arcs from the papers' tables
     "genrmf-long-32x256": (262144, 1276928), "genrmf-wide-36": (46656, 226800),
     "genrmf-wide-48": (110592, 541440), "genrmf-wide-64": (262144, 1290240),
     "genrmf-wide-96": (884736, 4377600), "genrmf-wide-128": (2097152, 10403840),
-    "washington-rlg-long-512x1024": (524290, 1572352), "washington-rlg-long-768x1280": (983042, 2948352),
-    "washington-rlg-long-1024x1536": (1572866, 4717568), "washington-rlg-wide-512": (262146, 785920),
+    "washington-rlg-long-512x1024": (524290, 1572352),
+    "washington-rlg-long-768x1280": (983042, 2948352),
+    "washington-rlg-long-1024x1536": (1572866, 4717568),
+    "washington-rlg-wide-512": (262146, 785920),
     "washington-rlg-wide-768": (589826, 1768704), "washington-rlg-wide-1024": (1048578, 3144704),
     # Gutiérrez Mota's table says N(N+1)/2 arcs, a slip: the generator makes N(N-1)/2.
     "acyclic-dense-2000": (2000, 1999000), "acyclic-dense-4000": (4000, 7998000),
@@ -235,8 +239,9 @@ PAPER_SIZES = {  # vertices and arcs from the papers' tables
 }
 
 
-SCALE_SIZES = {  # beyond the papers: W L + 2 vertices, 2W + 3W(L - 1) arcs (never generated in tests)
-    "washington-rlg-long-2048x4096": (8388610, 25163776), "washington-rlg-long-4096x8192": (33554434, 100659200),
+SCALE_SIZES = {  # beyond the papers: W L + 2 vertices, 2W + 3W(L - 1) arcs (never generated)
+    "washington-rlg-long-2048x4096": (8388610, 25163776),
+    "washington-rlg-long-4096x8192": (33554434, 100659200),
 }
 
 

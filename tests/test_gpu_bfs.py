@@ -4,16 +4,17 @@ family and on random graphs; the GPU global relabel's labels."""
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from test_cuda import DEVICES, FAMILY_CASES, assert_like_hipr, solve
+from test_solvers import networks
 
 from maxflow_cli import generators
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels.devices import TwinDevice
+from maxflow_cli.pushrelabel.relabel import reverse_bfs, saturate_source_arcs
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers.gpu_bfs import global_relabel_gpu
-from maxflow_cli.solvers.relabel import reverse_bfs, saturate_source_arcs
-from test_cuda import DEVICES, FAMILY_CASES, assert_like_hipr, solve
-from test_solvers import networks
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -9,8 +9,8 @@ import pytest
 from maxflow_cli import generators
 from maxflow_cli.check import check_answer
 from maxflow_cli.kernels import gpu_unavailable
+from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
-from maxflow_cli.solvers import SolveOptions, get_solver
 
 GPU_SOLVERS = ("cuda", "gpu-bfs", "hybrid", "openmp-cuda", "gpu-sync")
 

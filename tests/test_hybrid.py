@@ -1,6 +1,5 @@
 """`hybrid` (He & Hong 2010, Algorithm 5): on the kernel's Numba twin (CI) and on the GPU
-(marked gpu) against hipr and the certificate; the hand-over CPU -> GPU -> CPU keeps a valid
-preflow; eq. 3; the trace and `maxflow solve --trace`."""
+(marked gpu) against hipr and the certificate; eq. 3; the trace and `maxflow solve --trace`."""
 
 import json
 import math
@@ -8,16 +7,15 @@ import math
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
 from fixtures import DATA
+from test_cuda import DEVICES, FAMILY_CASES, assert_like_hipr, solve
+
 from maxflow_cli import generators
 from maxflow_cli.cli import main
 from maxflow_cli.errors import SolverUnavailable
-from maxflow_cli.residual import build_residual
-from maxflow_cli.solvers import REGISTRY, SolveOptions, hybrid
-from maxflow_cli.solvers.hybrid import HandOver, eq3_threshold
-from maxflow_cli.solvers.parallel_relabel import threads_in_use
-from test_cuda import DEVICES, FAMILY_CASES, assert_like_hipr, solve
+from maxflow_cli.registry import SolveOptions, solvers
+from maxflow_cli.solvers import hybrid
+from maxflow_cli.solvers.hybrid import eq3_threshold
 
 TRACE_KEYS = {"round", "device", "active", "active_after", "threshold", "operations", "seconds"}
 
@@ -108,40 +106,9 @@ def test_eq3_threshold():
 def resolved(name, device):
     """Solver `name`'s default options on `device`; skips where that device is missing."""
     try:
-        return REGISTRY[name].resolve(SolveOptions(device=device))
+        return solvers()[name].resolve(SolveOptions(device=device))
     except SolverUnavailable as reason:
         pytest.skip(str(reason))
-
-
-@pytest.mark.parametrize("device", DEVICES)
-def test_hand_over_cpu_gpu_cpu_keeps_a_valid_preflow(device):
-    """Algorithm 5's state after a hipr round, a kernel round and a hipr round: a valid
-    preflow with valid labels each time, and the same one on the device as on the host;
-    after a hipr round Program 4's violation cancellation would find nothing (why
-    global_relabel skips it there)."""
-    options = resolved("hybrid", device)
-    graph = build_residual(generators.make("genrmf", a=5, b=8, seed=4))
-    with threads_in_use(options.params["threads"]), HandOver(graph, options) as state:
-        opened = state.device
-        device_copy = [np.empty_like(state.res), np.empty_like(state.excess)]
-        for step in ("cpu", "gpu", "cpu"):
-            assert state.unfinished()
-            before = (state.res.copy(), state.excess.copy())
-            if step == "cpu":
-                operations = state.cpu_round()
-                tails = np.repeat(np.arange(graph.n), np.diff(graph.first))
-                violating = (state.res > 0) & (state.label[tails] > state.label[graph.head] + 1)
-                assert not violating.any()
-            else:
-                operations = state.gpu_round(lambda: opened.push_relabel(2))
-                opened.to_host("res", device_copy[0])
-                opened.to_host("excess", device_copy[1])
-                assert (device_copy[0] == state.res).all()
-                assert (device_copy[1] == state.excess).all()
-            assert operations > 0 and state.last_device == step
-            assert not (state.res == before[0]).all() or not (state.excess == before[1]).all()
-            state.global_relabel()
-            assert_valid_preflow(graph, state.res, state.excess, state.label)
 
 
 def test_cli_trace_file(tmp_path):

@@ -1,7 +1,11 @@
-"""The kernels: every .cu file builds with nvcc; the Numba twins' per-vertex steps; on a GPU
-(marked gpu), each kernel against its twin on the same arrays, and the PyCUDA loader."""
+"""The kernels: every .cu file builds with nvcc; each kernel's declaration matches its .cu
+signature and its twin; the Numba twins' per-vertex steps; on a GPU (marked gpu), each kernel
+against its twin on the same arrays, and the PyCUDA loader."""
 
+import importlib
 import importlib.machinery
+import inspect
+import re
 import shutil
 import subprocess
 import sys
@@ -12,10 +16,11 @@ import pytest
 
 from maxflow_cli import generators, kernels
 from maxflow_cli.kernels import push_relabel_cpu
+from maxflow_cli.kernels.declarations import KERNELS, POINTERS
 from maxflow_cli.kernels.devices import STATE_TYPES, GpuDevice, TwinDevice
 from maxflow_cli.network import Network
+from maxflow_cli.pushrelabel.relabel import reverse_bfs, saturate_source_arcs
 from maxflow_cli.residual import build_residual
-from maxflow_cli.solvers.relabel import reverse_bfs, saturate_source_arcs
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc (the CUDA compiler) is not on PATH")
@@ -25,6 +30,35 @@ def test_every_kernel_builds_with_nvcc(source, tmp_path):
     build = subprocess.run(["nvcc", "-arch=sm_90", "-c", "-I", str(source.parent), str(source),
                             "-o", str(tmp_path / "kernel.o")], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
+
+
+LAUNCH_BOUNDS = r"(?:__launch_bounds__\([^)]*\)\s*)?"
+
+
+def _cu_parameters(kernel):
+    """The parameters of the kernel's extern "C" __global__ function: (name, is a pointer)."""
+    source = (kernels.KERNEL_DIR / f"{kernel.file}.cu").read_text()
+    match = re.search(rf"__global__ void {LAUNCH_BOUNDS}{kernel.name}\(([^)]*)\)", source)
+    assert match, f"{kernel.name} is not in {kernel.file}.cu"
+    return [(re.findall(r"\w+", parameter)[-1], "*" in parameter)
+            for parameter in match.group(1).split(",")]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda kernel: kernel.name)
+def test_declaration_matches_the_cu_signature_and_the_twin(kernel):
+    parameters = _cu_parameters(kernel)
+    assert [name for name, _ in parameters] == list(kernel.arguments)
+    assert all(pointer == (name in POINTERS) for name, pointer in parameters)
+    twin = getattr(importlib.import_module(f"maxflow_cli.kernels.{kernel.file}_cpu"),
+                   kernel.name)
+    assert tuple(inspect.signature(twin.py_func).parameters) == kernel.arguments
+
+
+def test_every_kernel_is_declared():
+    found = {name for source in kernels.KERNEL_DIR.glob("*.cu")
+             for name in re.findall(rf"__global__ void {LAUNCH_BOUNDS}(\w+)\(",
+                                    source.read_text())}
+    assert found == {kernel.name for kernel in KERNELS}
 
 
 def _diamond():

@@ -7,8 +7,8 @@ import pytest
 from maxflow_cli import generators
 from maxflow_cli.check import check_answer
 from maxflow_cli.errors import ParameterError
+from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
-from maxflow_cli.solvers import SolveOptions, get_solver
 
 THREADS = numba.config.NUMBA_NUM_THREADS
 

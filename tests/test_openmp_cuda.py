@@ -4,17 +4,17 @@ engine or mix them; Algorithm 10's arc sort; Algorithm 12's kernel keeps a valid
 
 import numpy as np
 import pytest
+from test_cuda import DEVICES, FAMILY_CASES
+from test_hybrid import assert_valid_preflow, hybrid_results, resolved
 
 from maxflow_cli import generators
 from maxflow_cli.kernels.devices import open_device, quarters
 from maxflow_cli.network import Network
+from maxflow_cli.pushrelabel.highest_label import hipr_initialize
+from maxflow_cli.pushrelabel.parallel_relabel import Workspace
+from maxflow_cli.pushrelabel.relabel import reverse_bfs
 from maxflow_cli.residual import build_residual
-from maxflow_cli.solvers.hipr import hipr_initialize
 from maxflow_cli.solvers.openmp_cuda import sorted_by_head_label
-from maxflow_cli.solvers.parallel_relabel import Workspace
-from maxflow_cli.solvers.relabel import reverse_bfs
-from test_cuda import DEVICES, FAMILY_CASES
-from test_hybrid import assert_valid_preflow, hybrid_results, resolved
 
 
 @pytest.mark.parametrize("device", DEVICES)

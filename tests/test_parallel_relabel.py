@@ -1,5 +1,5 @@
 """Alvino 2015, Algorithms 13 and 14, and He & Hong's Program 4 on them, against the
-sequential pieces of solvers/relabel.py."""
+sequential pieces of pushrelabel/relabel.py."""
 
 import os
 import re
@@ -9,21 +9,34 @@ import sys
 import numba
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from test_solvers import networks
 
 from maxflow_cli import generators
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.network import Network
+from maxflow_cli.pushrelabel.parallel_relabel import (
+    ABORTED,
+    LONG_LIST,
+    OWNER_CYCLE,
+    OWNER_SHIFT,
+    Workspace,
+    _bfs_levels,
+    block_of,
+    chunk,
+    label_skew,
+    mark_open_arcs,
+    owned,
+    parallel_gap_relabel,
+    parallel_global_relabel,
+    parallel_reverse_bfs,
+    threads_in_use,
+    unlabel_owned,
+)
+from maxflow_cli.pushrelabel.relabel import global_relabel_cpu, reverse_bfs
+from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
-from maxflow_cli.solvers import SolveOptions, get_solver
-from maxflow_cli.solvers.parallel_relabel import (ABORTED, LONG_LIST, OWNER_CYCLE, OWNER_SHIFT,
-                                                  Workspace, _bfs_levels, chunk, label_skew,
-                                                  block_of, mark_open_arcs, owned,
-                                                  parallel_gap_relabel,
-                                                  parallel_global_relabel, parallel_reverse_bfs,
-                                                  threads_in_use, unlabel_owned)
-from maxflow_cli.solvers.relabel import global_relabel_cpu, reverse_bfs
-from test_solvers import networks
 
 THREADS = numba.config.NUMBA_NUM_THREADS
 

@@ -6,9 +6,10 @@ import lzma
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
-
 from fixtures import DATA
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from maxflow_cli.dimacs.reader import parse_network, read_network
 from maxflow_cli.errors import InputError
 

@@ -16,7 +16,9 @@ values = st.integers(min_value=0, max_value=2**63 - 1)
 
 def printf(prefix: bytes, rows, widths) -> bytes:
     """What C's printf (and Python's %) makes of the rows."""
-    return b"".join(prefix + b"".join(b" %*d" % (w, v) for w, v in zip(widths, row)) + b"\n" for row in rows)
+    return b"".join(
+        prefix + b"".join(b" %*d" % (w, v) for w, v in zip(widths, row)) + b"\n" for row in rows
+    )
 
 
 @settings(max_examples=200, deadline=None)
@@ -36,14 +38,20 @@ def test_format_rows_is_printf(rows_and_widths, prefix):
 
 
 def test_digit_boundaries():
-    numbers = sorted({0, 2**63 - 1} | {10**d + e for d in range(19) for e in (-1, 0) if 10**d + e >= 0})
+    numbers = sorted(
+        {0, 2**63 - 1} | {10**d + e for d in range(19) for e in (-1, 0) if 10**d + e >= 0}
+    )
     column = np.array(numbers, dtype=np.int64)
     assert format_rows(b"a", [column], [0]) == printf(b"a", [(v,) for v in numbers], [0])
     assert format_rows(b"a", [column], [10]) == printf(b"a", [(v,) for v in numbers], [10])
 
 
 def test_mixed_dtypes_and_genrmf_widths():
-    tails, heads, caps = np.array([1, 9999999], np.int32), np.array([12, 2], np.uint32), np.array([900, 7], np.int64)
+    tails, heads, caps = (
+        np.array([1, 9999999], np.int32),
+        np.array([12, 2], np.uint32),
+        np.array([900, 7], np.int64),
+    )
     assert format_rows(b"a", [tails, heads, caps], [7, 7, 10]) == (
         b"a       1      12        900\na 9999999       2          7\n"
     )
@@ -69,7 +77,9 @@ def test_write_rows_chunks_and_add(rows, chunk):
     right = np.array([r[1] for r in rows], dtype=np.int64) // 2
     stream = io.BytesIO()
     write_rows(stream, b"f", [left, right], [0, 3], add=(1, 0), chunk=chunk)
-    assert stream.getvalue() == printf(b"f", [(a + 1, b) for a, b in zip(left.tolist(), right.tolist())], [0, 3])
+    assert stream.getvalue() == printf(
+        b"f", [(a + 1, b) for a, b in zip(left.tolist(), right.tolist())], [0, 3]
+    )
 
 
 def test_write_network_text():
@@ -91,7 +101,11 @@ def test_header_widths_follow_arc_widths():
 arcs = st.integers(2, 40).flatmap(
     lambda n: st.tuples(
         st.just(n),
-        st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1), st.integers(0, 2**62)), min_size=1, max_size=60),
+        st.lists(
+            st.tuples(st.integers(0, n - 1), st.integers(0, n - 1), st.integers(0, 2**62)),
+            min_size=1,
+            max_size=60,
+        ),
     )
 )
 

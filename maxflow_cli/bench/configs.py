@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.solvers import Parameter, SolverSpec, get_solver
+from maxflow_cli.registry import Parameter, SolverSpec, get_solver
 
 
 @dataclass(frozen=True)

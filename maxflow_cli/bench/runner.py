@@ -29,9 +29,9 @@ from maxflow_cli.bench.instances import Instance
 from maxflow_cli.bench.stats import Stats, summarize
 from maxflow_cli.check import check_answer
 from maxflow_cli.errors import ParameterError, SolverUnavailable
+from maxflow_cli.registry import SolveOptions, SolverSpec, solvers
 from maxflow_cli.residual import ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import REGISTRY, SolveOptions, SolverSpec
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def default_solvers() -> list[str]:
     """Every registered solver that can run here on its own device (the first it lists: the GPU
     for GPU solvers). Their CPU twins are slow study tools, run only when asked: ``cuda@cpu``."""
     available = []
-    for name, spec in REGISTRY.items():
+    for name, spec in solvers().items():
         try:
             spec.resolve(SolveOptions(device=spec.devices[0]))
         except SolverUnavailable:

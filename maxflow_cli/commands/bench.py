@@ -22,7 +22,7 @@ from maxflow_cli.bench.suites import SUITES
 from maxflow_cli.errors import BenchFailed, ParameterError
 from maxflow_cli.generators import FAMILIES
 from maxflow_cli.outputs import check_outputs
-from maxflow_cli.solvers import REGISTRY
+from maxflow_cli.registry import solvers as registered_solvers
 
 DEFAULT_SUITE = "quick"
 
@@ -125,7 +125,7 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
                   if not seed_count or instance.params.get("seed", 1) <= seed_count] if suite else []
     chosen = unique([*from_suite, *parse_instances(instances)])
     choices = choose_solvers(solvers or ",".join(default_solvers()), baseline, flow)
-    choices += parse_externals(externals, patterns, external_timeout, {*REGISTRY, *(c.label for c in choices)})
+    choices += parse_externals(externals, patterns, external_timeout, {*registered_solvers(), *(c.label for c in choices)})
     env = results.environment()
 
     console = Console(file=sys.stderr if report_to_stderr else sys.stdout)

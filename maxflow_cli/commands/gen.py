@@ -30,7 +30,9 @@ def _human(size: int) -> str:
     """A byte count as '780 kB', '35 MB', '1.2 GB'."""
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if size >= scale:
-            return f"{size / scale:.1f} {unit}" if size < 10 * scale else f"{size / scale:.0f} {unit}"
+            return (
+                f"{size / scale:.1f} {unit}" if size < 10 * scale else f"{size / scale:.0f} {unit}"
+            )
     return f"{size} B"
 
 
@@ -39,7 +41,10 @@ def _generate(family: Family, params: dict, flags: dict, output: str) -> None:
     family.check(**params)
     n, m, approximate = family.size(**params)
     if approximate >= LARGE_OUTPUT:
-        click.echo(f"maxflow: {family.name}: {n:,} vertices, {m:,} arcs, about {_human(approximate)}", err=True)
+        click.echo(
+            f"maxflow: {family.name}: {n:,} vertices, {m:,} arcs, about {_human(approximate)}",
+            err=True,
+        )
     with atomic_output(output) as stream:
         family.write(stream, **params, **flags)
 
@@ -86,20 +91,29 @@ def _list_presets() -> None:
     for item in PRESETS.values():
         n, m, approximate = item.size()
         parameters = " ".join(f"--{name} {value}" for name, value in item.params.items())
-        rows.append((item.name, item.family, parameters, f"{n:,}", f"{m:,}", f"~{_human(approximate)}"))
+        rows.append(
+            (item.name, item.family, parameters, f"{n:,}", f"{m:,}", f"~{_human(approximate)}")
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     for row in rows:
-        cells = [cell.ljust(width) if i < 3 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths))]
+        cells = [
+            cell.ljust(width) if i < 3 else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(row, widths))
+        ]
         click.echo("  ".join(cells))
 
 
 @click.group("gen", cls=GenGroup, invoke_without_command=True)
 @click.option("--list-presets", is_flag=True, help="list the papers' instance sizes and exit")
-@click.option("--preset", "preset_name", metavar="NAME", help="make the preset NAME (see --list-presets)")
+@click.option(
+    "--preset", "preset_name", metavar="NAME", help="make the preset NAME (see --list-presets)"
+)
 @click.option("--seed", type=int, help="seed for --preset")
 @click.option("-o", "--output", default="-", metavar="FILE", help=OUTPUT_HELP)
 @click.pass_context
-def gen(ctx: click.Context, list_presets: bool, preset_name: str | None, seed: int | None, output: str) -> None:
+def gen(
+    ctx: click.Context, list_presets: bool, preset_name: str | None, seed: int | None, output: str
+) -> None:
     """Generate max-flow instances, byte-identical to the 1991 DIMACS generators' output.
 
     \b
@@ -109,7 +123,9 @@ def gen(ctx: click.Context, list_presets: bool, preset_name: str | None, seed: i
     given = list_presets or preset_name is not None or seed is not None or output != "-"
     if ctx.invoked_subcommand is not None:
         if given:
-            raise ParameterError("give --seed and -o after the family name (--preset and --list-presets take none)")
+            raise ParameterError(
+                "give --seed and -o after the family name (--preset and --list-presets take none)"
+            )
     elif list_presets:
         _list_presets()
     elif preset_name is not None:

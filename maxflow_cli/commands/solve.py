@@ -15,9 +15,14 @@ from maxflow_cli.dimacs.writer import write_rows
 from maxflow_cli.errors import CheckFailed
 from maxflow_cli.jit import compile_shared
 from maxflow_cli.outputs import atomic_output, check_outputs
+from maxflow_cli.registry import (
+    SolveOptions,
+    all_parameters,
+    get_solver,
+    parameter_defaults,
+    solvers,
+)
 from maxflow_cli.residual import build_residual
-from maxflow_cli.solvers import (REGISTRY, SolveOptions, all_parameters, get_solver,
-                                 parameter_defaults)
 
 TIME_PHASES = ("read", "build", "compile", "stage1", "stage2", "check")
 
@@ -34,7 +39,7 @@ def _solver_parameter_options(command):
 @click.command()
 @click.argument("file", metavar="FILE")
 @click.option("--solver", "-s", "solver_name", default="hipr", show_default=True,
-              type=click.Choice(list(REGISTRY)), help="Which solver to run.")
+              type=click.Choice(list(solvers())), help="Which solver to run.")
 @click.option("--device", type=click.Choice(["cpu", "gpu"]), default=None,
               help="Where solvers that have both versions run (default: their first).")
 @click.option("--check", "run_check", is_flag=True,

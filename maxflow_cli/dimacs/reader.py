@@ -15,10 +15,8 @@ import numba
 import numpy as np
 
 from maxflow_cli.errors import InputError
+from maxflow_cli.limits import MAX_ARCS, MAX_VERTICES
 from maxflow_cli.network import Network
-
-MAX_VERTICES = 2**31 - 2
-MAX_ARCS = 2**30 - 1  # two residual arcs each, indexed by int32
 
 # Status codes of the parser; _error() turns each into a message.
 OK = 0

@@ -66,7 +66,9 @@ def _format(prefix, table, widths, out, pairs):
     return pos
 
 
-def _format_chunk(prefix: bytes, columns: Sequence[np.ndarray], widths: Sequence[int]) -> np.ndarray:
+def _format_chunk(
+    prefix: bytes, columns: Sequence[np.ndarray], widths: Sequence[int]
+) -> np.ndarray:
     """Format equal-length integer columns; returns the text as a uint8 array."""
     table = np.stack([np.asarray(column, dtype=np.int64) for column in columns])
     if len(widths) != table.shape[0] or min(widths, default=0) < 0:
@@ -106,12 +108,18 @@ def write_rows(
     add = [0] * len(columns) if add is None else add
     rows = len(columns[0]) if columns else 0
     for start in range(0, rows, chunk):
-        part = [np.asarray(column[start : start + chunk], np.int64) + extra for column, extra in zip(columns, add)]
+        part = [
+            np.asarray(column[start : start + chunk], np.int64) + extra
+            for column, extra in zip(columns, add)
+        ]
         stream.write(memoryview(_format_chunk(prefix, part, widths)))
 
 
 def write_header(
-    stream: BinaryIO, network: Network, comments: Iterable[str] = (), widths: Sequence[int] = (0, 0, 0)
+    stream: BinaryIO,
+    network: Network,
+    comments: Iterable[str] = (),
+    widths: Sequence[int] = (0, 0, 0),
 ) -> None:
     """Write ``c`` lines, ``p max n m`` and the ``n`` lines (1-based ids).
 
@@ -126,13 +134,25 @@ def write_header(
     stream.write(("\n".join(lines) + "\n").encode("ascii"))
 
 
-def write_arcs(stream: BinaryIO, network: Network, widths: Sequence[int] = (0, 0, 0), chunk: int = CHUNK_ROWS) -> None:
+def write_arcs(
+    stream: BinaryIO, network: Network, widths: Sequence[int] = (0, 0, 0), chunk: int = CHUNK_ROWS
+) -> None:
     """Write one ``a tail head capacity`` line per arc, in the network's order, 1-based ids."""
-    write_rows(stream, b"a", [network.tails, network.heads, network.caps], widths, add=(1, 1, 0), chunk=chunk)
+    write_rows(
+        stream,
+        b"a",
+        [network.tails, network.heads, network.caps],
+        widths,
+        add=(1, 1, 0),
+        chunk=chunk,
+    )
 
 
 def write_network(
-    stream: BinaryIO, network: Network, comments: Iterable[str] = (), widths: Sequence[int] = (0, 0, 0)
+    stream: BinaryIO,
+    network: Network,
+    comments: Iterable[str] = (),
+    widths: Sequence[int] = (0, 0, 0),
 ) -> None:
     """Write ``network`` as a DIMACS ``max`` file: comments, problem line, terminals, arcs."""
     write_header(stream, network, comments, widths)

@@ -20,13 +20,15 @@ labelled 2n, not INT_MAX, whose relabel to INT_MAX + 1 would wrap round.
 
 import time
 
-from maxflow_cli.kernels.devices import open_device
+from maxflow_cli.pushrelabel.rounds import DevicePreflow
+from maxflow_cli.registry import (
+    SolveOptions,
+    block_size_parameter,
+    cycles_parameter,
+    register_with_kernels,
+)
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import SolveOptions
-from maxflow_cli.solvers.cuda import (block_size_parameter, cycles_parameter, finish,
-                                      register_with_kernels)
-from maxflow_cli.solvers.relabel import initialize_preflow
 
 
 def global_relabel_gpu(device, n: int) -> int:
@@ -50,11 +52,10 @@ def solve_gpu_bfs(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """Gutiérrez Mota's all-GPU push-relabel, on the GPU or on the kernels' twins."""
     params = options.params
     started = time.perf_counter()
-    device = open_device(options.device, graph, params["block_size"])
-    try:
-        res, excess, label, _ = initialize_preflow(graph, device.host_array)
-        for name, host in (("res", res), ("excess", excess), ("label", label)):
-            device.to_device(name, host)
+    with DevicePreflow(graph, options) as state:
+        device = state.device
+        for name in ("res", "excess", "label"):
+            device.to_device(name, getattr(state, name))
         relabel_seconds = 0.0
         push_relabel_launches = 0
         launches = 0  # since the last global relabel
@@ -74,16 +75,13 @@ def solve_gpu_bfs(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
                 trace.append({"round": len(trace) + 1, "launches": launches,
                               "bfs_levels": levels})
                 launches = 0
-        device.to_host("res", res)
-        device.to_host("excess", excess)
+        device.to_host("res", state.res)
+        device.to_host("excess", state.excess)
         times = {"stage1": time.perf_counter() - started, "global_relabel": relabel_seconds}
         counters = {"rounds": len(trace), "global_relabels": len(trace),
                     "push_relabel_launches": push_relabel_launches,
                     "bfs_levels": sum(entry["bfs_levels"] for entry in trace)}
-        return finish("gpu-bfs", graph, device, res, excess, options.want_flow, times,
-                      counters, trace)
-    finally:
-        device.close()
+        return state.finish("gpu-bfs", options.want_flow, times, counters, trace)
 
 
 register_with_kernels(

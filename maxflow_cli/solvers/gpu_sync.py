@@ -18,13 +18,12 @@ import time
 import numpy as np
 
 from maxflow_cli.kernels import gpu_sync_cpu
-from maxflow_cli.kernels.devices import default_device, device_unavailable
 from maxflow_cli.kernels.gpu_sync import open_sync_device
+from maxflow_cli.pushrelabel.highest_label import timed_stage_two
+from maxflow_cli.pushrelabel.relabel import initialize_preflow
+from maxflow_cli.registry import Parameter, SolveOptions, register_with_kernels
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import Parameter, SolveOptions
-from maxflow_cli.solvers.hipr import register_compiled, timed_stage_two
-from maxflow_cli.solvers.relabel import initialize_preflow
 
 MAX_ROUNDS = 1 << 20  # rounds per launch: the host looks at the stats at least this often
 
@@ -66,7 +65,7 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
                        counters, trace)
 
 
-register_compiled(
+register_with_kernels(
     "gpu-sync", "our device-resident push-relabel: synchronous rounds over an active list, "
     "global relabels by a one-launch BFS, all on the GPU",
     "ours, after Baumstark, Blelloch & Shun 2015 and He & Hong 2010", solve_gpu_sync, (
@@ -80,4 +79,4 @@ register_compiled(
         Parameter("group_size", int, 0, "gpu-sync: lanes that discharge a vertex together, a "
                   "power of two up to 32 (0: the mean degree's, rounded up)", minimum=0,
                   maximum=32),
-    ), devices=("gpu", "cpu"), unavailable=device_unavailable, default_device=default_device)
+    ))

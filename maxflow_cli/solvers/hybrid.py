@@ -1,191 +1,44 @@
 """`hybrid`: He & Hong 2010, Algorithm 5 (hybrid_mf): hipr on the CPU or the `cuda` kernel on
 the GPU, round by round, where the efficiency model of §IV says the work is done fastest.
 
-One state (residuals, excesses, labels, ExcessTotal) passes between the two engines as is
-(``HandOver``). A CPU round is the resumable hipr from the current labels until hi_pr would
-run its next global update (§V: "CPU will do all the push/relabel operations until aSize
-reaches Threshold", checked at each global relabel); a GPU round is one `cuda` round
-(Algorithm 1 lines 4-6: labels in, push_relabel_kernel, residuals, labels and excesses out;
-residuals and excesses go in only when the last round was on the CPU, lines 5-8). Either
-round ends with a global relabel that counts the active vertices (aSize) and takes stranded
-excess out of ExcessTotal: after a GPU round He & Hong's global_relabel_cpu (Program 4:
-violation cancellation, reverse BFS, marking; Algorithm 5 line 12), after a CPU round the
-global update hi_pr was about to run (Algorithm 5 line 17 runs hi_pr "including global and
-gap relabeling"; §V: "we have modified the code of Goldberg's version to track the value of
-aSize"). The latter skips Program 4's violation cancellation: hipr keeps its labels valid
-(no residual arc (u, v) with h(u) > h(v) + 1, label n included), so it would find nothing.
-The loop stops when e(s) + e(t) == ExcessTotal. Program 4 runs on ``--threads`` CPU threads
-(its violation cancellation and Alvino's Algorithm 13 for its BFS), with the same outcome as
-the sequential code; ``--threads 1`` runs both on one thread, the BFS as the sequential one.
-He & Hong's is sequential, and on a machine whose GPU rounds lose (eq. 3 then keeps every
-round on the CPU) the relabels are where the CPU cores help.
+The rounds work on one state (pushrelabel.rounds.HandOver): a CPU round is hipr from the
+current labels until its next global update (§V), a GPU round one `cuda` round (Algorithm 1
+lines 4-8). Each ends with a global relabel on ``--threads`` CPU threads that counts the
+active vertices (aSize) and takes stranded excess out of ExcessTotal. The loop stops when
+e(s) + e(t) == ExcessTotal.
 
-The arbiter (Algorithm 5 line 4) sends the next round to the GPU when aSize > Threshold.
-The first round is hipr's (§V: the CPU starts) and Threshold starts small
-(``--initial-threshold``), so that the first rounds measure both engines; once both have run,
-it is re-tuned after every round by eq. 3 (line 19),
+The arbiter (Algorithm 5 line 4) sends the next round to the GPU when aSize > Threshold. The
+CPU starts (§V) and Threshold starts small (``--initial-threshold``), so that the first rounds
+measure both engines; from then on eq. 3 (line 19) re-tunes it after every round:
 
     Threshold = T_overhead * C_cuda * C_cpu / (C_cuda - C_cpu),
 
-with C_cpu and C_cuda the push/relabel operations per second of each engine's latest round
-(its wall time without transfers, global relabel included: every round needs one), and
-T_overhead the bytes of a GPU round (He & Hong's 3|V| + |E| words: labels in; residuals,
-labels, excesses out) over the bandwidth measured on the transfers so far. Where
-C_cuda <= C_cpu no aSize makes the GPU worth it and the threshold is infinite.
+C_cpu and C_cuda being the push/relabel operations per second of each engine's latest round
+(its wall time without transfers, its global relabel included) and T_overhead the bytes of a
+GPU round (3|V| + |E| words) over the bandwidth measured so far. Where C_cuda <= C_cpu the
+threshold is infinite; C_cpu is still measured every round, and a CPU round slower than the
+last GPU round makes it finite again.
 
-An infinite threshold keeps the GPU from running; C_cpu is still re-measured every round,
-and a CPU round slower than the last GPU round makes eq. 3 finite again.
-
-Each round is recorded in the trace (He & Hong's figure 1): device, active vertices before
-and after, threshold, operations, seconds. With ``--device cpu`` the kernel's Numba twin
-plays the GPU.
+Each round is recorded in the trace (He & Hong's figure 1). With ``--device cpu`` the kernel's
+Numba twin plays the GPU.
 """
 
 import math
 import time
 
-import numpy as np
-
-from maxflow_cli.kernels.devices import open_device
+from maxflow_cli.pushrelabel.parallel_relabel import threads_in_use
+from maxflow_cli.pushrelabel.rounds import HandOver
+from maxflow_cli.registry import (
+    HIPR_PARAMETERS,
+    KERNEL_CYCLES,
+    THREADS_PARAMETER,
+    Parameter,
+    SolveOptions,
+    block_size_parameter,
+    register_with_kernels,
+)
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import Parameter, SolveOptions
-from maxflow_cli.solvers.cuda import (KERNEL_CYCLES, block_size_parameter, finish,
-                                      register_with_kernels)
-from maxflow_cli.solvers.hipr import (COUNTER_NAMES, HIPR_PARAMETERS, PUSHES, RELABELS,
-                                      hipr_labels, hipr_stage_one)
-from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace,
-                                                  parallel_cancel_violations,
-                                                  parallel_reverse_bfs, threads_in_use)
-from maxflow_cli.solvers.relabel import initialize_preflow, strand_and_count, unfinished
-
-
-class HandOver:
-    """The device (GPU or twin, opened for `options`; a context manager closes it), the
-    preflow state both engines work on, in its (page-locked) host arrays, and the bookkeeping
-    of He & Hong's loop: ExcessTotal, the vertices already taken out of it, the device that
-    ran last, and every round's record.
-
-    The global relabel that ends every round runs on the --threads CPU threads (inside
-    threads_in_use): Alvino's Algorithm 13 and, after a GPU round, the parallel violation
-    cancellation before it, in the scratch `space` (a Workspace of `graph`'s sizes, made
-    here unless given).
-    """
-
-    def __init__(self, graph: ResidualGraph, options: SolveOptions, parallel_gap: bool = False,
-                 space: Workspace | None = None):
-        self.graph, self.params = graph, options.params
-        self.space = space or Workspace(graph)
-        self.parallel_gap = parallel_gap  # hipr's gaps by Alvino's Algorithm 14
-        self.device = device = open_device(options.device, graph, options.params["block_size"])
-        try:
-            self.res, self.excess, self.label, total = initialize_preflow(graph,
-                                                                          device.host_array)
-        except BaseException:
-            device.close()
-            raise
-        hipr_labels(self.label, graph.source, graph.sink)
-        self.initial_total = self.excess_total = total
-        self.hipr_counters = np.zeros(len(COUNTER_NAMES), np.int64)
-        self.active = int(np.count_nonzero(self.excess > 0) - (self.excess[graph.sink] > 0))
-        self.last_device = "cpu"
-        self.bytes_moved = 0
-        self.relabel_seconds = 0.0
-        self.cancelled = 0
-        self.trace: list[dict] = []
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exception) -> None:
-        self.device.close()
-
-    def unfinished(self) -> bool:
-        """He & Hong's loop condition e(s) + e(t) < ExcessTotal (e(s): flow back to s)."""
-        g = self.graph
-        return unfinished(self.excess, g.source, g.sink, self.initial_total, self.excess_total)
-
-    def _send(self, name: str, host: np.ndarray) -> None:
-        self.device.to_device(name, host)
-        self.bytes_moved += host.nbytes
-
-    def _fetch(self, name: str, host: np.ndarray) -> None:
-        self.device.to_host(name, host)
-        self.bytes_moved += host.nbytes
-
-    def cpu_round(self) -> int:
-        """Algorithm 5 line 17: hipr from the current labels until its next global update
-        (or its end). Returns its pushes and relabels."""
-        g, p, counters = self.graph, self.params, self.hipr_counters
-        before = counters[PUSHES] + counters[RELABELS]
-        hipr_stage_one(g.first, g.head, g.rev, self.res, self.excess, self.label, g.source,
-                       g.sink, p["global_update_frequency"], p["alpha"], p["beta"], True,
-                       counters, self.parallel_gap)
-        self.last_device = "cpu"
-        return int(counters[PUSHES] + counters[RELABELS] - before)
-
-    def gpu_round(self, launch) -> int:
-        """Algorithm 5 lines 5-11 (Alvino's Algorithm 9 lines 9-14): the state to the device
-        where the last round was on the CPU, the labels, `launch()`, the state back. Returns
-        the pushes and relabels the kernel did."""
-        before = _operations(self.device.counters())
-        if self.last_device == "cpu":
-            self._send("res", self.res)
-            self._send("excess", self.excess)
-        self._send("label", self.label)
-        launch()
-        self._fetch("res", self.res)
-        self._fetch("excess", self.excess)
-        self._fetch("label", self.label)
-        self.last_device = "gpu"
-        return _operations(self.device.counters()) - before
-
-    def global_relabel(self) -> None:
-        """The global relabel that ends a round: after a GPU round Program 4 (cancelled arcs
-        go back to the device, which holds the state), after a CPU round hi_pr's global
-        update (hipr's labels are valid: nothing to cancel); then ExcessTotal and aSize."""
-        g, space = self.graph, self.space
-        started = time.perf_counter()
-        cancelled = 0
-        if self.last_device == "gpu":
-            cancelled = int(parallel_cancel_violations(g.first, g.head, g.rev, self.res,
-                                                       self.excess, self.label, g.source))
-        parallel_reverse_bfs(g.first, g.head, g.rev, self.res, g.sink, self.label, space.order,
-                             space.claimed, space.buffer, self.params["threads"])
-        stranded, active = strand_and_count(self.label, self.excess, space.marked, g.source,
-                                            g.sink)
-        self.relabel_seconds += time.perf_counter() - started
-        self.excess_total -= int(stranded)
-        self.active = int(active)
-        self.cancelled += cancelled
-        if cancelled:
-            self._send("res", self.res)
-            self._send("excess", self.excess)
-        unfinished(self.excess, g.source, g.sink, self.initial_total, self.excess_total,
-                   self.active)
-
-    def record(self, device: str, active_before: int, threshold: float, operations: int,
-               seconds: float, **extra) -> None:
-        self.trace.append({"round": len(self.trace) + 1, "device": device,
-                           "active": active_before, "active_after": self.active,
-                           "threshold": threshold if math.isfinite(threshold) else None,
-                           "operations": operations, "seconds": seconds, **extra})
-
-    def result(self, name: str, want_flow: bool, started: float) -> SolveResult:
-        """The SolveResult, with the rounds on each device counted."""
-        times = {"stage1": time.perf_counter() - started,
-                 "global_relabel": self.relabel_seconds}
-        rounds = [entry["device"] for entry in self.trace]
-        counters = {f"hipr_{key}": count for key, count in
-                    zip(COUNTER_NAMES, self.hipr_counters.tolist())}
-        counters |= {"rounds": len(rounds), "cpu_rounds": rounds.count("cpu"),
-                     "gpu_rounds": rounds.count("gpu"), "violations_cancelled": self.cancelled}
-        return finish(name, self.graph, self.device, self.res, self.excess, want_flow, times,
-                      counters, self.trace)
-
-
-def _operations(counters: dict) -> int:
-    return counters["pushes"] + counters["relabels"]
 
 
 def eq3_threshold(t_overhead: float, c_cuda: float, c_cpu: float) -> float:

@@ -21,14 +21,19 @@ import numpy as np
 from numba import prange
 
 from maxflow_cli.atomics import atomic_add, atomic_cas, atomic_load, atomic_store
+from maxflow_cli.pushrelabel.highest_label import timed_stage_two
+from maxflow_cli.pushrelabel.parallel_relabel import (
+    Workspace,
+    barrier,
+    chunk,
+    gather,
+    parallel_global_relabel,
+    threads_in_use,
+)
+from maxflow_cli.pushrelabel.relabel import initialize_preflow, lowest_neighbour, unfinished
+from maxflow_cli.registry import HIPR_PARAMETERS, THREADS_PARAMETER, SolveOptions, register_compiled
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.solvers import SolveOptions
-from maxflow_cli.solvers.hipr import HIPR_PARAMETERS, register_compiled, timed_stage_two
-from maxflow_cli.solvers.parallel_relabel import (THREADS_PARAMETER, Workspace, chunk, gather,
-                                                  parallel_global_relabel, threads_in_use,
-                                                  wait_until)
-from maxflow_cli.solvers.relabel import initialize_preflow, unfinished
 
 PUSHES, RELABELS, WORK, PASSES = range(4)
 
@@ -37,18 +42,6 @@ PUSHES, RELABELS, WORK, PASSES = range(4)
 def region(ends, i):
     """Where item i's share of the scratch buffer begins: the out-degrees before it."""
     return ends[i - 1] if i > 0 else 0
-
-
-@numba.njit(cache=True)
-def barrier(sync, threads):
-    """A spinning barrier for the gathered threads (sync[1]: arrivals, sync[2]: generation;
-    sync[3] is left for a result)."""
-    generation = atomic_load(sync, 2)
-    if atomic_add(sync, 1, 1) == threads - 1:
-        atomic_store(sync, 1, 0)
-        atomic_add(sync, 2, 1)
-    else:
-        wait_until(sync, 2, generation + 1)
 
 
 @numba.njit(cache=True)
@@ -87,15 +80,7 @@ def lockfree_discharge(u, n, sink, first, head, rev, res, excess, label, beta, s
         h = label[u]
         if e <= 0 or h >= n:
             return
-        lowest_label = 2**31 - 1
-        lowest_arc = -1
-        for a in range(first[u], first[u + 1]):
-            v = head[a]
-            if v != u and atomic_load(res, a) > 0:
-                h_v = atomic_load(label, v)
-                if h_v < lowest_label:
-                    lowest_label = h_v
-                    lowest_arc = a
+        lowest_arc, lowest_label = lowest_neighbour(u, first, head, res, label)
         if lowest_arc < 0:
             return
         if h > lowest_label:

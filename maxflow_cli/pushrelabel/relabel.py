@@ -11,7 +11,9 @@ graph, n where the sink cannot be reached.
 import numba
 import numpy as np
 
+from maxflow_cli.atomics import atomic_load
 from maxflow_cli.kernels.global_relabel_cpu import cancel_violations
+from maxflow_cli.limits import INT32_MAX
 
 
 @numba.njit(cache=True)
@@ -65,6 +67,24 @@ def sink_reaching(graph, res: np.ndarray) -> np.ndarray:
     order = np.empty(graph.n, np.int32)
     reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, label, order)
     return label < graph.n
+
+
+@numba.njit(cache=True, inline="always")
+def lowest_neighbour(u, first, head, res, label):
+    """He & Hong 2010, Program 3 lines 7-13: the residual arc out of u (self-loops carry
+    nothing) whose head has the lowest label, and that label; (-1, INT32_MAX) where u has
+    none. The loads are atomic (relaxed), for the threads of lockfree that write res and
+    label meanwhile; alone, they are plain loads."""
+    lowest_label = INT32_MAX
+    lowest_arc = -1
+    for a in range(first[u], first[u + 1]):
+        v = head[a]
+        if v != u and atomic_load(res, a) > 0:
+            h_v = atomic_load(label, v)
+            if h_v < lowest_label:
+                lowest_label = h_v
+                lowest_arc = a
+    return lowest_arc, lowest_label
 
 
 @numba.njit(cache=True, inline="always")

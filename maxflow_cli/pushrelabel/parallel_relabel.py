@@ -12,7 +12,8 @@ owners instead.
 - ``parallel_global_relabel``: He & Hong 2010, Program 4 on those pieces (violation
   cancellation, the BFS, stranded excess out of ExcessTotal), the parallel twin of
   ``relabel.global_relabel_cpu``, and the list of active vertices it leaves;
-- ``parallel_gap_relabel``: Algorithm 14, on hi_pr's buckets.
+- ``parallel_gap_relabel``: Algorithm 14, on hi_pr's buckets;
+- ``gather``, ``barrier``, ``wait_until``: how the threads of one prange loop meet.
 """
 
 import contextlib
@@ -21,22 +22,22 @@ import numba
 import numpy as np
 from numba import prange
 
-from maxflow_cli.atomics import (acquire_fence, atomic_add, atomic_cas, atomic_load, atomic_store,
-                                 yield_thread)
+from maxflow_cli.atomics import (
+    acquire_fence,
+    atomic_add,
+    atomic_cas,
+    atomic_load,
+    atomic_store,
+    yield_thread,
+)
 from maxflow_cli.kernels.global_relabel_cpu import cancel_at
-from maxflow_cli.solvers import Parameter
-from maxflow_cli.solvers.relabel import lift_bucket, reverse_bfs
-
-THREADS_PARAMETER = Parameter(
-    "threads", int, numba.config.NUMBA_NUM_THREADS,
-    "CPU threads for the parallel loops (lockfree, hybrid, openmp-cuda); default: all cores "
-    "(NUMBA_NUM_THREADS, also the most)", minimum=1, maximum=numba.config.NUMBA_NUM_THREADS)
+from maxflow_cli.pushrelabel.relabel import lift_bucket, reverse_bfs
 
 
 @contextlib.contextmanager
 def threads_in_use(count: int):
     """Run the parallel loops inside on `count` threads (numba.set_num_threads), which
-    THREADS_PARAMETER's bounds keep within 1..NUMBA_NUM_THREADS."""
+    the registry's THREADS_PARAMETER keeps within 1..NUMBA_NUM_THREADS."""
     previous = numba.get_num_threads()
     numba.set_num_threads(count)
     try:
@@ -71,7 +72,7 @@ SPINS_BEFORE_YIELDING = 1 << 16  # some tens of microseconds: longer than a BFS 
 @numba.njit(cache=True)
 def gather(sync, threads):
     """Alvino's loops keep one OpenMP team for a whole BFS; here the `threads` iterations of one
-    prange must run at once, each on its own thread, for `collect` (and lockfree's barrier)
+    prange must run at once, each on its own thread, for `collect` (and `barrier`)
     to be safe (a thread that raised inside would leave the others waiting there). Each
     arrives here first: True once all have arrived; False, for every one of them, if they did not
     within SPINS_TO_GATHER spins (a threading layer that ran two iterations on one thread):
@@ -109,6 +110,18 @@ def wait_until(words, index, value):
     acquire_fence()
 
 
+@numba.njit(cache=True)
+def barrier(sync, threads):
+    """A spinning barrier for the gathered threads (sync[1]: arrivals, sync[2]: generation;
+    sync[3] is left for a result)."""
+    generation = atomic_load(sync, 2)
+    if atomic_add(sync, 1, 1) == threads - 1:
+        atomic_store(sync, 1, 0)
+        atomic_add(sync, 2, 1)
+    else:
+        wait_until(sync, 2, generation + 1)
+
+
 LINE = 16  # int64s between two threads' words: a cache line (and its pair) each
 OWNER_SHIFT = 4  # a block of 1 << OWNER_SHIFT int32 labels (a cache line) has one owner
 OWNER_CYCLE = 1024  # blocks (a power of 2); block b belongs to thread (b % OWNER_CYCLE) % threads
@@ -119,9 +132,7 @@ def label_skew(label):
     """Where label[0] sits in its block of memory (see OWNER_SHIFT), in labels. NumPy aligns
     large arrays to 16 bytes only, so vertex v's label is in the array's block
     (v + skew) >> OWNER_SHIFT: owning those blocks keeps every cache line of labels to one
-    writer. (Measured on the H100 host: blocks of 4 lines made the BFS 12% faster on
-    washington-rlg-wide, whose levels have 16 such blocks, but 20% slower on
-    washington-rlg-long, whose levels have 8, fewer than the threads.)"""
+    writer."""
     return (label.ctypes.data >> 2) & ((1 << OWNER_SHIFT) - 1)
 
 
@@ -259,6 +270,75 @@ def collect(rows, threads, step):
         wait_until(rows, row_of(threads, step, k) + STEP, step + 1)
 
 
+@numba.njit(cache=True)
+def _set_up_thread(first, res, label, skew, bits, rows, threads, t):
+    """Thread t's step 0 of the BFS: its labels set to n, its share of the bitmap of residual
+    arcs marked, the size of its stretch of the buffer published; then, once every thread's
+    is, where its stretches of `claimed` and of the buffer begin."""
+    n = label.shape[0]
+    mine = row_of(threads, 0, t)
+    rows[mine + SIZE] = unlabel_owned(first, label, skew, threads, t)
+    mark_open_arcs(res, bits, *chunk(0, bits.shape[0], threads, t))
+    publish(rows, threads, 0, t)
+    collect(rows, threads, 0)
+    base = 0
+    write = 0
+    for k in range(t):
+        base += owned(n, skew, threads, k)
+        write += rows[row_of(threads, 0, k) + SIZE]
+    return base, write
+
+
+@numba.njit(cache=True)
+def _scan_and_publish(first, head, rev, bits, label, skew, claimed, frontier, claims, owner,
+                      local, counts, buffer, write, rows, threads, step, t):
+    """Thread t's step `step`: the size of its new frontier claimed[frontier:][:claims], and
+    what its scan hands to each owner (hand_over, into buffer[write:]), published. Returns
+    where its next scan writes."""
+    mine = row_of(threads, step, t)
+    rows[mine + SIZE] = claims
+    bounds = rows[mine + BOUNDS:mine + BOUNDS + threads + 1]
+    hand_over(first, head, rev, bits, label, skew, claimed, frontier, frontier + claims, owner,
+              local, counts, buffer, write, bounds)
+    write = bounds[threads]
+    publish(rows, threads, step, t)
+    return write
+
+
+@numba.njit(cache=True)
+def _read_level(rows, threads, step, t, handed):
+    """After collecting `step`: the size of that level's whole frontier, how much of it the
+    threads before t hold, and in `handed` where each thread's hand-over to t lies (thread
+    k's from handed[k] to handed[threads + k])."""
+    size = 0
+    before = 0
+    for k in range(threads):
+        theirs = row_of(threads, step, k)
+        size += rows[theirs + SIZE]
+        if k < t:
+            before += rows[theirs + SIZE]
+        handed[k] = rows[theirs + BOUNDS + t]
+        handed[threads + k] = rows[theirs + BOUNDS + t + 1]
+    return size, before
+
+
+@numba.njit(cache=True)
+def _claim_handed(buffer, handed, label, claimed, frontier, level):
+    """Label `level` the unlabelled vertices handed to this thread, claiming them at
+    claimed[frontier:]; returns how many it claimed."""
+    n = label.shape[0]
+    threads = handed.shape[0] // 2
+    claims = 0
+    for k in range(threads):
+        for j in range(handed[k], handed[threads + k]):
+            v = buffer[j]
+            if label[v] == n:  # only this thread writes it
+                atomic_store(label, v, level)  # long-list scans read it (relaxed)
+                claimed[frontier + claims] = v
+                claims += 1
+    return claims
+
+
 @numba.njit(parallel=True, cache=True)
 def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, threads):
     """The levels of Algorithm 13 with every label written by one thread only: vertex v
@@ -275,7 +355,6 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
     labels the unlabelled vertices handed to it, with plain loads and stores, as its level
     L + 1 frontier, scans that at once and publishes step L + 2. Returns how many vertices
     were reached, or ABORTED where the threads could not be gathered."""
-    n = label.shape[0]
     owner = np.empty(OWNER_CYCLE, np.int64)
     for block in range(OWNER_CYCLE):
         owner[block] = block % threads
@@ -286,68 +365,33 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
     for t in prange(threads):
         if not gather(sync, threads):
             continue
-        base = 0
-        for k in range(t):
-            base += owned(n, skew, threads, k)
-        mine = row_of(threads, 0, t)
-        rows[mine + SIZE] = unlabel_owned(first, label, skew, threads, t)
-        mark_open_arcs(res, bits, *chunk(0, bits.shape[0], threads, t))
-        publish(rows, threads, 0, t)
-        collect(rows, threads, 0)
-        write = 0
-        for k in range(t):
-            write += rows[row_of(threads, 0, k) + SIZE]
+        frontier, write = _set_up_thread(first, res, label, skew, bits, rows, threads, t)
         local = np.empty(rows[row_of(threads, 0, t) + SIZE] + 1, np.int32)  # any level's scan
         counts = np.zeros(threads, np.int64)
         handed = np.empty(2 * threads, np.int64)
-        count = 0
+        claims = 0
         if owner[block_of(sink, skew) & (OWNER_CYCLE - 1)] == t:
             label[sink] = 0
-            claimed[base] = sink
-            count = 1
-        mine = row_of(threads, 1, t)
-        rows[mine + SIZE] = count
-        hand_over(first, head, rev, bits, label, skew, claimed, base, base + count, owner,
-                  local, counts, buffer, write, rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
-        write = rows[mine + BOUNDS + threads]
-        publish(rows, threads, 1, t)
-        frontier = base
+            claimed[frontier] = sink
+            claims = 1
+        write = _scan_and_publish(first, head, rev, bits, label, skew, claimed, frontier, claims,
+                                  owner, local, counts, buffer, write, rows, threads, 1, t)
         tail = 0
         step = 1  # level step - 1
         while True:
             collect(rows, threads, step)
-            size = 0
-            place = tail
-            for k in range(threads):
-                theirs = row_of(threads, step, k)
-                size += rows[theirs + SIZE]
-                if k < t:
-                    place += rows[theirs + SIZE]
-                handed[k] = rows[theirs + BOUNDS + t]
-                handed[threads + k] = rows[theirs + BOUNDS + t + 1]
+            size, before = _read_level(rows, threads, step, t, handed)
             if size == 0:
                 break
             count = rows[row_of(threads, step, t) + SIZE]
-            for i in range(count):
-                order[place + i] = claimed[frontier + i]
+            order[tail + before:tail + before + count] = claimed[frontier:frontier + count]
             tail += size
             frontier += count
-            claims = 0
-            for k in range(threads):
-                for j in range(handed[k], handed[threads + k]):
-                    v = buffer[j]
-                    if label[v] == n:  # only this thread writes it
-                        atomic_store(label, v, step)  # long-list scans read it (relaxed)
-                        claimed[frontier + claims] = v
-                        claims += 1
+            claims = _claim_handed(buffer, handed, label, claimed, frontier, step)
             step += 1
-            mine = row_of(threads, step, t)
-            rows[mine + SIZE] = claims
-            hand_over(first, head, rev, bits, label, skew, claimed, frontier, frontier + claims,
-                      owner, local, counts, buffer, write,
-                      rows[mine + BOUNDS:mine + BOUNDS + threads + 1])
-            write = rows[mine + BOUNDS + threads]
-            publish(rows, threads, step, t)
+            write = _scan_and_publish(first, head, rev, bits, label, skew, claimed, frontier,
+                                      claims, owner, local, counts, buffer, write, rows,
+                                      threads, step, t)
         if t == 0:
             sync[3] = tail
     return ABORTED if sync[0] == ABORTED else sync[3]
@@ -378,10 +422,10 @@ def parallel_cancel_violations(first, head, rev, res, excess, label, source):
     u's iteration touches the pair (u, v), (v, u) (both cannot violate) and lowers e(u).
     Returns the number of arcs pushed along."""
     budget = excess.copy()
-    cancelled = 0
+    arcs = np.zeros(label.shape[0], np.int64)  # per vertex: no reduction over an inlined call
     for u in prange(label.shape[0]):
-        cancelled += cancel_at(u, first, head, rev, res, excess, label, source, budget[u])
-    return cancelled
+        arcs[u] = cancel_at(u, first, head, rev, res, excess, label, source, budget[u])
+    return arcs.sum()
 
 
 @numba.njit(parallel=True, cache=True)

@@ -1,14 +1,27 @@
-"""The solver registry: one calling convention, parameters and devices checked up front."""
+"""The solver registry: one calling convention, parameters and devices checked up front; the
+solvers listed once, loaded by the registry alone, none importing another."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+import maxflow_cli
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.solvers import (REGISTRY, SolveOptions, all_parameters, get_solver,
-                                 parameter_defaults)
+from maxflow_cli.registry import (
+    SOLVER_MODULES,
+    SolveOptions,
+    all_parameters,
+    get_solver,
+    parameter_defaults,
+    solvers,
+)
 
 
 def test_every_solver_is_described_and_cites_its_seed():
-    for name, spec in REGISTRY.items():
+    for name, spec in solvers().items():
         assert spec.name == name and spec.summary and spec.citation
         assert spec.devices
 
@@ -67,3 +80,46 @@ def test_kernel_cycles_is_one_parameter_shared_by_cuda_and_hybrid():
     cuda, hybrid = ({p.name: p for p in get_solver(name).parameters}["kernel_cycles"]
                     for name in ("cuda", "hybrid"))
     assert cuda is hybrid and "cuda" in cuda.help and "hybrid" in cuda.help
+
+
+SOLVERS_DIR = Path(maxflow_cli.__file__).parent / "solvers"
+SOLVER_MODULE_NAMES = {f"maxflow_cli.solvers.{name}" for name in SOLVER_MODULES}
+
+
+def imported_modules(path: Path) -> set[str]:
+    """The modules a source file imports, as absolute names (`from package import module`
+    counts as the module where it is one)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_solvers_are_listed_once_and_import_no_other_solver():
+    files = {path.stem for path in SOLVERS_DIR.glob("*.py")} - {"__init__"}
+    assert files == set(SOLVER_MODULES)
+    for name in SOLVER_MODULES:
+        path = SOLVERS_DIR / f"{name}.py"
+        others = SOLVER_MODULE_NAMES - {f"maxflow_cli.solvers.{name}"}
+        assert not imported_modules(path) & others, f"{path.name} imports another solver"
+
+
+def test_only_the_registry_loads_solvers():
+    """The layer, the kernels, check and the registry module itself import no solver module;
+    the registry loads them when it is first asked for a solver."""
+    package = Path(maxflow_cli.__file__).parent
+    for path in package.rglob("*.py"):
+        if path.parent != SOLVERS_DIR:
+            assert not imported_modules(path) & SOLVER_MODULE_NAMES, path
+    code = ("import sys, maxflow_cli.check, maxflow_cli.registry as r\n"
+            "print(sorted(m for m in sys.modules if m.startswith('maxflow_cli.solvers.')))\n"
+            "r.solvers()\n"
+            "print(sorted(m for m in sys.modules if m.startswith('maxflow_cli.solvers.')))\n")
+    before, after = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True,
+                                   text=True, check=True).stdout.splitlines()
+    assert before == "[]"
+    assert after == str(sorted(SOLVER_MODULE_NAMES))

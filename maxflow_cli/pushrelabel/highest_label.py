@@ -1,0 +1,355 @@
+"""Goldberg & Cherkassky's sequential highest-label push-relabel (hi_pr 3.x), in Numba.
+
+Highest-label selection with per-label buckets of active (singly linked) and inactive (doubly
+linked) vertices, current arcs, gap relabeling, and global relabeling by reverse BFS from the
+sink whenever ``work_since_update * frequency > alpha * n + m`` (a relabel costs ``beta`` plus
+the arcs it scans). Stage 1 computes a maximum preflow (hi_pr's ``cut tm``); stage 2 returns
+stranded excess to the source by hi_pr's DFS with flow-cycle cancelling (only when a flow is
+asked for). The stage-1 core runs on any valid preflow state and can stop at its next global
+update, so the hybrids (He & Hong 2010, Algorithm 5; Alvino 2015, Algorithm 11) can resume it.
+"""
+
+import time
+
+import numba
+import numpy as np
+
+from maxflow_cli.pushrelabel.parallel_relabel import parallel_gap_relabel
+from maxflow_cli.pushrelabel.relabel import lift_bucket, saturate_source_arcs
+from maxflow_cli.residual import ResidualGraph
+
+# Slots of the counters array shared with the hybrids.
+PUSHES, RELABELS, GLOBAL_UPDATES, GAPS, GAP_VERTICES, WORK = range(6)
+COUNTER_NAMES = ("pushes", "relabels", "global_updates", "gaps", "gap_vertices", "work")
+
+DONE = 0
+STOPPED_AT_GLOBAL_UPDATE = 1
+
+
+@numba.njit(cache=True)
+def hipr_labels(label, source, sink):
+    """hi_pr's initial labels: the sink 0, the source n, every other vertex 1."""
+    label[:] = 1
+    label[sink] = 0
+    label[source] = label.shape[0]
+
+
+@numba.njit(cache=True)
+def hipr_initialize(first, head, rev, res, excess, label, source, sink):
+    """hi_pr's init(): saturate the source arcs; hi_pr's labels."""
+    saturate_source_arcs(first, head, rev, res, excess, source)
+    hipr_labels(label, source, sink)
+
+
+@numba.njit(cache=True, inline="always")
+def _add_inactive(i, d, first_inactive, b_next, b_prev):
+    """hi_pr's iAdd: put i at the front of the inactive list of bucket d (n is the sentinel)."""
+    nxt = first_inactive[d]
+    b_next[i] = nxt
+    b_prev[i] = b_prev.shape[0] - 1
+    b_prev[nxt] = i
+    first_inactive[d] = i
+
+
+@numba.njit(cache=True)
+def _build_buckets(label, excess, source, sink, first_active, first_inactive, b_next, b_prev):
+    """File every vertex with a label below n in its bucket, in vertex order like hi_pr's
+    init(); return (aMax, aMin, dMax)."""
+    n = label.shape[0]
+    first_active[:] = n
+    first_inactive[:] = n
+    a_max = 0
+    a_min = n
+    d_max = 0
+    for i in range(n):
+        d = label[i]
+        if i == source or d >= n:
+            continue
+        if d > d_max:
+            d_max = d
+        if excess[i] > 0 and i != sink:
+            b_next[i] = first_active[d]
+            first_active[d] = i
+            if d > a_max:
+                a_max = d
+            if d < a_min:
+                a_min = d
+        else:
+            _add_inactive(i, d, first_inactive, b_next, b_prev)
+    return a_max, a_min, d_max
+
+
+@numba.njit(cache=True)
+def _global_update(first, head, rev, res, excess, label, current, sink,
+                   first_active, first_inactive, b_next, b_prev):
+    """hi_pr's globalUpdate(): exact labels by reverse BFS, buckets rebuilt, current arcs reset.
+
+    As in hi_pr, the BFS scans each level's inactive list, then its active list, and files
+    every newly labelled vertex at the front of its list, so the buckets (and the discharge
+    order that follows) come out in hi_pr's order.
+    """
+    n = label.shape[0]
+    label[:] = n
+    label[sink] = 0
+    first_active[:] = n
+    first_inactive[:] = n
+    b_next[sink] = n
+    b_prev[sink] = n
+    b_prev[n] = sink
+    first_inactive[0] = sink
+    a_max = 0
+    a_min = n
+    d_max = 0
+    level = 0
+    while level < n and (first_active[level] != n or first_inactive[level] != n):
+        j_label = level + 1
+        for pass_ in range(2):  # the inactive list, then the active list
+            i = first_inactive[level] if pass_ == 0 else first_active[level]
+            while i != n:
+                for a in range(first[i], first[i + 1]):
+                    j = head[a]
+                    if label[j] == n and res[rev[a]] > 0:
+                        label[j] = j_label
+                        current[j] = first[j]
+                        d_max = j_label
+                        if excess[j] > 0:
+                            b_next[j] = first_active[j_label]
+                            first_active[j_label] = j
+                            a_max = j_label
+                            if j_label < a_min:
+                                a_min = j_label
+                        else:
+                            _add_inactive(j, j_label, first_inactive, b_next, b_prev)
+                i = b_next[i]
+        level += 1
+    return a_max, a_min, d_max
+
+
+@numba.njit(cache=True)
+def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency, alpha, beta,
+                   stop_at_global_update, counters, parallel_gap=False):
+    """hi_pr's stageOne() main loop on the given valid preflow state.
+
+    Starts from the labels it is given (buckets are rebuilt from them). Returns DONE when no
+    vertex with a label below n is active, or STOPPED_AT_GLOBAL_UPDATE when
+    `stop_at_global_update` is set and hi_pr would now run a global update (the hybrids take
+    over there). `counters` accumulates (see COUNTER_NAMES). With `parallel_gap`, gaps are
+    relabeled by Alvino's Algorithm 14 (the buckets above the gap in parallel), with the same
+    outcome as hi_pr's sequential gap.
+    """
+    n = label.shape[0]
+    m = head.shape[0] // 2
+    threshold = alpha * n + m
+    current = first[:n].copy()
+    first_active = np.empty(n + 1, np.int32)
+    first_inactive = np.empty(n + 1, np.int32)
+    b_next = np.empty(n + 1, np.int32)
+    b_prev = np.empty(n + 1, np.int32)
+    a_max, a_min, d_max = _build_buckets(label, excess, source, sink, first_active,
+                                         first_inactive, b_next, b_prev)
+    work = 0
+    while a_max >= a_min:
+        i = first_active[a_max]
+        if i == n:
+            a_max -= 1
+            continue
+        first_active[a_max] = b_next[i]
+        # discharge(i)
+        while True:
+            d = label[i]
+            j_label = d - 1
+            stop = first[i + 1]
+            a = current[i]
+            while a < stop:
+                if res[a] > 0:
+                    j = head[a]
+                    if label[j] == j_label:
+                        counters[PUSHES] += 1
+                        delta = min(res[a], excess[i])
+                        res[a] -= delta
+                        res[rev[a]] += delta
+                        if j != sink and excess[j] == 0:
+                            # move j from the inactive to the active list of its bucket
+                            nxt = b_next[j]
+                            if first_inactive[j_label] == j:
+                                first_inactive[j_label] = nxt
+                                b_prev[nxt] = n
+                            else:
+                                prv = b_prev[j]
+                                b_next[prv] = nxt
+                                b_prev[nxt] = prv
+                            b_next[j] = first_active[j_label]
+                            first_active[j_label] = j
+                            if j_label < a_min:
+                                a_min = j_label
+                            if j_label > a_max:  # i was relabeled above a_max
+                                a_max = j_label
+                                if d_max < a_max:
+                                    d_max = a_max
+                        excess[j] += delta
+                        excess[i] -= delta
+                        if excess[i] == 0:
+                            break
+                a += 1
+            if a < stop:
+                # i is no longer active: keep its current arc, file it as inactive
+                current[i] = a
+                _add_inactive(i, d, first_inactive, b_next, b_prev)
+                break
+            # relabel(i)
+            counters[RELABELS] += 1
+            work += beta
+            min_label = n
+            min_arc = first[i]
+            for b in range(first[i], stop):
+                work += 1
+                if res[b] > 0 and label[head[b]] < min_label:
+                    min_label = label[head[b]]
+                    min_arc = b
+            min_label += 1
+            if min_label < n:
+                label[i] = min_label
+                current[i] = min_arc
+                if d_max < min_label:
+                    d_max = min_label
+            else:
+                label[i] = n
+                break
+            if first_active[d] == n and first_inactive[d] == n:
+                # gap(d): every vertex above the empty bucket can no longer reach the sink
+                counters[GAPS] += 1
+                if parallel_gap:
+                    counters[GAP_VERTICES] += parallel_gap_relabel(first_inactive, b_next,
+                                                                   label, d, d_max)
+                else:
+                    for level in range(d + 1, d_max + 1):
+                        counters[GAP_VERTICES] += lift_bucket(first_inactive, b_next, label,
+                                                              level)
+                d_max = d - 1
+                a_max = d - 1
+            if label[i] == n:
+                break
+        if a_max < a_min:
+            break
+        if work * frequency > threshold:
+            counters[WORK] += work
+            work = 0
+            if stop_at_global_update:
+                return STOPPED_AT_GLOBAL_UPDATE
+            counters[GLOBAL_UPDATES] += 1
+            a_max, a_min, d_max = _global_update(first, head, rev, res, excess, label, current,
+                                                 sink, first_active, first_inactive, b_next,
+                                                 b_prev)
+    counters[WORK] += work
+    return DONE
+
+
+@numba.njit(cache=True)
+def _return_excess(i, first, head, rev, res, cap, excess):
+    """Send i's excess back along arcs that carry flow into i (hi_pr stageTwo)."""
+    a = first[i]
+    stop = first[i + 1]
+    while excess[i] > 0 and a < stop:
+        if cap[a] == 0 and res[a] > 0:
+            delta = min(res[a], excess[i])
+            res[a] -= delta
+            res[rev[a]] += delta
+            excess[i] -= delta
+            excess[head[a]] += delta
+        a += 1
+
+
+@numba.njit(cache=True)
+def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
+    """hi_pr's stageTwo(): turn a maximum preflow into a maximum flow.
+
+    DFS in the reverse flow graph from the vertices with excess, cancelling flow cycles and
+    ordering the vertices topologically, then return the excesses in that order.
+    """
+    white, grey, black = 0, 1, 2
+    n = excess.shape[0]
+    for i in range(n):  # self-loops carry nothing
+        for a in range(first[i], first[i + 1]):
+            if head[a] == i:
+                res[a] = cap[a]
+    color = np.zeros(n, np.int8)
+    parent = np.full(n, -1, np.int32)
+    next_in_order = np.full(n, -1, np.int32)
+    current = first[:n].copy()
+    top = -1
+    bottom = -1
+    for root in range(n):
+        if color[root] != white or excess[root] <= 0 or root == source or root == sink:
+            continue
+        i = root
+        color[i] = grey
+        while True:
+            while current[i] != first[i + 1]:
+                a = current[i]
+                if cap[a] == 0 and res[a] > 0:
+                    j = head[a]
+                    if color[j] == white:  # start scanning j
+                        color[j] = grey
+                        parent[j] = i
+                        i = j
+                        break
+                    if color[j] == grey:
+                        # a flow cycle: find its smallest flow, cancel it
+                        delta = res[a]
+                        while True:
+                            delta = min(delta, res[current[j]])
+                            if j == i:
+                                break
+                            j = head[current[j]]
+                        j = i
+                        while True:
+                            b = current[j]
+                            res[b] -= delta
+                            res[rev[b]] += delta
+                            j = head[b]
+                            if j == i:
+                                break
+                        # back the DFS up to the first saturated arc of the cycle
+                        restart = i
+                        j = head[current[i]]
+                        while j != i:
+                            b = current[j]
+                            if color[j] == white or res[b] == 0:
+                                color[head[current[j]]] = white
+                                if color[j] != white:
+                                    restart = j
+                            j = head[b]
+                        if restart != i:
+                            i = restart
+                            current[i] += 1
+                            break
+                current[i] += 1
+            if current[i] == first[i + 1]:
+                # scan of i complete
+                color[i] = black
+                if i != source:
+                    if bottom == -1:
+                        bottom = i
+                    else:
+                        next_in_order[i] = top
+                    top = i
+                if i != root:
+                    i = parent[i]
+                    current[i] += 1
+                else:
+                    break
+    if bottom != -1:
+        i = top
+        while i != bottom:
+            _return_excess(i, first, head, rev, res, cap, excess)
+            i = next_in_order[i]
+        _return_excess(bottom, first, head, rev, res, cap, excess)
+
+
+def timed_stage_two(graph: ResidualGraph, res: np.ndarray, excess: np.ndarray,
+                    times: dict) -> None:
+    """hi_pr's stage 2 on a stage-1 preflow of `graph`, its seconds into times["stage2"]."""
+    started = time.perf_counter()
+    hipr_stage_two(graph.first, graph.head, graph.rev, res, graph.cap, excess, graph.source,
+                   graph.sink)
+    times["stage2"] = time.perf_counter() - started

@@ -1,0 +1,205 @@
+"""The solver registry: every solver is a SolverSpec, called the same way.
+
+The solver modules (maxflow_cli/solvers/, listed in SOLVER_MODULES) register themselves when
+they are imported, with register_compiled or register_with_kernels and the shared parameter
+definitions below; they are imported the first time the registry is asked for a solver.
+
+``spec.prepare(options)`` compiles what the solver needs (Numba functions, CUDA kernels) and
+returns the seconds it took, so that compile time stays out of solve times;
+``spec.solve(graph, options)`` returns a SolveResult. ``spec.unavailable(options)`` says why
+a solver cannot run here (no GPU, no PyCUDA), or None.
+"""
+
+import importlib
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numba
+
+from maxflow_cli.errors import ParameterError, SolverUnavailable
+from maxflow_cli.kernels.devices import default_device, device_unavailable
+from maxflow_cli.limits import INT32_MAX
+from maxflow_cli.network import Network
+from maxflow_cli.residual import ResidualGraph, build_residual
+from maxflow_cli.result import SolveResult
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A tuning value a solver takes, exposed on the command line as ``--name``."""
+
+    name: str  # python name, e.g. "global_update_frequency"
+    type: type
+    default: Any
+    help: str
+    minimum: Any = None  # the smallest value accepted (None: no bound)
+    maximum: Any = None  # the largest value accepted (None: no bound)
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def check(self, value) -> None:
+        """ParameterError unless minimum <= value <= maximum."""
+        if (self.minimum is not None and value < self.minimum) or \
+                (self.maximum is not None and value > self.maximum):
+            bounds = f"{'' if self.minimum is None else self.minimum}.." \
+                     f"{'' if self.maximum is None else self.maximum}"
+            raise ParameterError(f"{self.flag} {value}: must be in {bounds}")
+
+
+@dataclass
+class SolveOptions:
+    """How to solve: whether a flow (stage 2) is wanted, where, and solver parameters."""
+
+    want_flow: bool = False
+    device: str | None = None  # "cpu" or "gpu" for solvers that have both; None: the default
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SolverSpec:
+    name: str
+    summary: str
+    citation: str
+    solve: Callable[[ResidualGraph, SolveOptions], SolveResult]
+    prepare: Callable[[SolveOptions], float]
+    parameters: tuple[Parameter, ...] = ()
+    devices: tuple[str, ...] = ("cpu",)
+    unavailable: Callable[[SolveOptions], str | None] = lambda options: None
+    default_device: Callable[[], str] | None = None  # None: the first of `devices`
+
+    def resolve(self, options: SolveOptions) -> SolveOptions:
+        """Options with defaults filled in; refuses parameters and devices this solver lacks."""
+        known = {p.name: p for p in self.parameters}
+        for name, value in options.params.items():
+            if name not in known:
+                flag = "--" + name.replace("_", "-")
+                raise ParameterError(f"{flag} does not apply to solver '{self.name}'")
+            known[name].check(value)
+        device = options.device or (self.default_device() if self.default_device
+                                    else self.devices[0])
+        if device not in self.devices:
+            raise ParameterError(
+                f"solver '{self.name}' runs on {', '.join(self.devices)}, not on '{device}'")
+        params = {name: p.default for name, p in known.items()}
+        params.update(options.params)
+        resolved = SolveOptions(options.want_flow, device, params)
+        reason = self.unavailable(resolved)
+        if reason:
+            raise SolverUnavailable(f"solver '{self.name}' cannot run here: {reason}")
+        return resolved
+
+
+# The modules of maxflow_cli/solvers/, each registering its solvers; a new solver adds its
+# module's name here.
+SOLVER_MODULES = ("hipr", "cuda", "gpu_bfs", "gpu_sync", "hybrid", "lockfree", "openmp_cuda")
+
+_REGISTRY: dict[str, SolverSpec] = {}
+_loaded = False
+
+
+def register(spec: SolverSpec) -> SolverSpec:
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def solvers() -> dict[str, SolverSpec]:
+    """Every registered solver by name, the solver modules imported on the first call."""
+    global _loaded
+    if not _loaded:
+        for module in SOLVER_MODULES:
+            importlib.import_module(f"maxflow_cli.solvers.{module}")
+        _loaded = True
+    return _REGISTRY
+
+
+def get_solver(name: str) -> SolverSpec:
+    registry = solvers()
+    if name not in registry:
+        raise ParameterError(f"unknown solver '{name}'; known: {', '.join(registry)}")
+    return registry[name]
+
+
+def all_parameters() -> dict[str, Parameter]:
+    """Every solver parameter by name (solvers that share a name share its meaning)."""
+    table: dict[str, Parameter] = {}
+    for spec in solvers().values():
+        for parameter in spec.parameters:
+            table.setdefault(parameter.name, parameter)
+    return table
+
+
+def parameter_defaults(name: str) -> str:
+    """The default of a parameter, per solver where solvers' defaults differ: '32' or
+    'cuda 32, gpu-bfs 1024'."""
+    defaults = {spec.name: p.default for spec in solvers().values() for p in spec.parameters
+                if p.name == name}
+    if len(set(map(repr, defaults.values()))) == 1:
+        return str(next(iter(defaults.values())))
+    return ", ".join(f"{solver} {default}" for solver, default in defaults.items())
+
+
+def compile_on_tiny_graph(solve, options: SolveOptions) -> float:
+    """Run `solve` on a 4-vertex network so that every Numba function it uses is compiled (or
+    loaded from the disk cache); return the seconds that took."""
+    tiny = Network.from_arcs(4, 0, 3, [(0, 1, 3), (1, 2, 2), (2, 1, 1), (1, 3, 1), (2, 3, 5),
+                                       (0, 2, 1)])
+    started = time.perf_counter()
+    solve(build_residual(tiny), SolveOptions(True, options.device, options.params))
+    return time.perf_counter() - started
+
+
+HIPR_PARAMETERS = (
+    Parameter("global_update_frequency", float, 0.5,
+              "hipr: global update when work * this > alpha * n + m (hi_pr's 0.5; 0: never)",
+              minimum=0.0, maximum=1e6),
+    Parameter("alpha", int, 6, "hipr: weight of n in the global update threshold (hi_pr's 6)",
+              minimum=0, maximum=10**6),
+    Parameter("beta", int, 12, "hipr: work charged per relabel besides its arc scans "
+              "(hi_pr's 12)", minimum=0, maximum=10**6),
+)
+
+
+def register_compiled(name: str, summary: str, citation: str, solve,
+                      parameters: tuple[Parameter, ...], **devices) -> None:
+    """Register a solver whose prepare step compiles it on a tiny graph; `devices` are
+    SolverSpec's device fields, for solvers that also run elsewhere than on the CPU."""
+    register(SolverSpec(name, summary, citation, solve,
+                        prepare=lambda options: compile_on_tiny_graph(solve, options),
+                        parameters=parameters, **devices))
+
+
+def register_with_kernels(name: str, summary: str, citation: str, solve,
+                          parameters: tuple[Parameter, ...]) -> None:
+    """Register a solver whose kernels run on the GPU (the default where one can) or, with
+    --device cpu, as their Numba twins."""
+    register_compiled(name, summary, citation, solve, parameters, devices=("gpu", "cpu"),
+                      unavailable=device_unavailable, default_device=default_device)
+
+
+def cycles_parameter(name: str, default: int, help: str) -> Parameter:
+    """A count of kernel iterations or launches: at least 1 (a kernel that runs no cycle
+    never ends), at most INT32_MAX (the kernels take it as an int)."""
+    return Parameter(name, int, default, help, minimum=1, maximum=INT32_MAX)
+
+
+KERNEL_CYCLES = cycles_parameter(
+    "kernel_cycles", 4096,
+    "cuda, hybrid: push/relabel iterations per thread per kernel launch (He & Hong's "
+    "KERNEL_CYCLES: 4096 for Genrmf and Washington-RLG, 32 for Acyclic-Dense)")
+
+
+def block_size_parameter(default: int) -> Parameter:
+    """--block-size for the solvers with kernels, each with its seed's default. The range is
+    checked with the other parameters, the multiple of 32 by open_device."""
+    return Parameter("block_size", int, default,
+                     "threads per CUDA block, a multiple of 32 (cuda: 32, small as He & Hong "
+                     "advise; gpu-bfs: 1024, Gutiérrez Mota's)", minimum=32, maximum=1024)
+
+
+THREADS_PARAMETER = Parameter(
+    "threads", int, numba.config.NUMBA_NUM_THREADS,
+    "CPU threads for the parallel loops (lockfree, hybrid, openmp-cuda); default: all cores "
+    "(NUMBA_NUM_THREADS, also the most)", minimum=1, maximum=numba.config.NUMBA_NUM_THREADS)
