@@ -123,3 +123,30 @@ def test_flow_to_stdout_sends_the_report_to_stderr():
     assert result.stdout.startswith("s 23\nf 1 2 ")
     assert json.loads(result.stderr)["flow_value"] == 23
     assert run(CLRS, "--flow", "-", "--cut", "-").exit_code == 2
+
+
+def test_flow_to_a_link_to_stdout_writes_into_the_pipe(tmp_path):
+    import subprocess
+    import sys
+
+    link = tmp_path / "stdout"  # as /dev/stdout is, without touching /dev
+    link.symlink_to("/proc/self/fd/1")
+    done = subprocess.run([sys.executable, "-m", "maxflow_cli", "solve", CLRS, "--flow", str(link)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("s 23\nf 1 2 ")
+    assert "flow value 23" in done.stderr
+    assert link.is_symlink()
+
+
+def test_an_output_on_the_input_or_on_another_output_is_refused_before_any_work(tmp_path):
+    source = tmp_path / "net.max"
+    source.write_bytes((DATA / "clrs.max").read_bytes())
+    result = run(str(source), "--flow", str(source))
+    assert result.exit_code == 2 and "is the input file" in result.output
+    assert source.read_bytes() == (DATA / "clrs.max").read_bytes()
+    result = run(str(source), "--flow", str(tmp_path / "x"), "--cut", str(tmp_path / "x"))
+    assert result.exit_code == 2 and "--flow and --cut both write to one file" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["net.max"]
+    result = run(str(source), "--cut", "")
+    assert result.exit_code == 2 and "--cut: the file name is empty" in result.output

@@ -58,7 +58,7 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     options = spec.resolve(SolveOptions(want_flow=flow_file is not None, device=device,
                                         params=given))
     report_to_stderr = check_outputs({"--flow": flow_file, "--cut": cut_file,
-                                      "--trace": trace_file})
+                                      "--trace": trace_file}, inputs=[file])
     times = dict.fromkeys(TIME_PHASES, 0.0)
     times["compile"] = compile_shared() + spec.prepare(options)
 
@@ -76,20 +76,20 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     times.update(result.times)
 
     certificate = None
-    if run_check or cut_file:
+    if run_check or cut_file is not None:
         started = time.perf_counter()
         certificate = check_answer(graph, result)
         if run_check:
             times["check"] = time.perf_counter() - started
-    if flow_file:
+    if flow_file is not None:
         with atomic_output(flow_file) as stream:
             stream.write(f"s {result.flow_value}\n".encode())
             write_rows(stream, b"f", [network.tails, network.heads, graph.flows(result.res)],
                        [0, 0, 0], add=(1, 1, 0))
-    if trace_file:
+    if trace_file is not None:
         with atomic_output(trace_file) as stream:
             stream.write(json.dumps(result.trace).encode())
-    if cut_file:
+    if cut_file is not None:
         with atomic_output(cut_file) as stream:
             stream.write(f"c source side of a minimum cut, capacity {certificate.cut_capacity}\n"
                          .encode())
