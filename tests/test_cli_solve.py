@@ -150,3 +150,25 @@ def test_an_output_on_the_input_or_on_another_output_is_refused_before_any_work(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["net.max"]
     result = run(str(source), "--cut", "")
     assert result.exit_code == 2 and "--cut: the file name is empty" in result.output
+
+
+def test_a_network_with_no_arcs_has_flow_zero_with_every_cpu_solver(tmp_path):
+    from maxflow_cli.solvers import REGISTRY
+
+    empty = tmp_path / "empty.max"
+    empty.write_text("p max 2 0\nn 1 s\nn 2 t\n")
+    for name in REGISTRY:
+        result = run(str(empty), "--solver", name, "--device", "cpu", "--json", "--check",
+                     "--flow", str(tmp_path / f"{name}.flow"))
+        assert result.exit_code == 0, (name, result.output)
+        assert json.loads(result.stdout)["flow_value"] == 0, name
+        assert (tmp_path / f"{name}.flow").read_text() == "s 0\n"
+
+
+def test_a_build_error_names_the_file(tmp_path):
+    path = tmp_path / "overflow.max"
+    path.write_text("p max 2 3\nn 1 s\nn 2 t\n" + "a 1 2 4611686018427387904\n" * 3)
+    result = run(str(path))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"maxflow: error: {path}: the capacities leaving the source "
+                                    "sum past 2^63-1")

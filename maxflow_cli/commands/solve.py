@@ -12,7 +12,7 @@ from rich.table import Table
 from maxflow_cli.check import check_answer
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.dimacs.writer import write_rows
-from maxflow_cli.errors import CheckFailed
+from maxflow_cli.errors import CheckFailed, InputError, MaxflowError
 from maxflow_cli.jit import compile_shared
 from maxflow_cli.outputs import atomic_output, check_outputs
 from maxflow_cli.residual import build_residual
@@ -69,7 +69,10 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
         click.echo(f"maxflow: warning: {warning}", err=True)
 
     started = time.perf_counter()
-    graph = build_residual(network)
+    try:
+        graph = build_residual(network)
+    except MaxflowError as error:  # the network is the file's: say which file
+        raise InputError("<stdin>" if file == "-" else file, None, str(error)) from None
     times["build"] = time.perf_counter() - started
 
     result = spec.solve(graph, options)
