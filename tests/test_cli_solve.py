@@ -67,6 +67,8 @@ def test_a_compressed_flow_file(tmp_path):
     (["BAD"], "BAD:4: vertex id '9' outside 1..4"),
     ([CLRS, "--solver", "nope"], "Invalid value for '--solver'"),
     ([CLRS, "--alpha", "x"], "Invalid value for '--alpha'"),
+    ([CLRS, "--global-update-frequency", "nan"], "'nan' is not a finite number"),
+    ([CLRS, "--global-update-frequency", "inf"], "'inf' is not a finite number"),
 ])
 def test_errors_are_one_line_with_exit_code_2(tmp_path, args, message):
     bad = tmp_path / "bad.max"

@@ -1,6 +1,7 @@
 """`maxflow solve FILE`: read a DIMACS max file, solve it, report the value, times and counters."""
 
 import json
+import math
 import sys
 import time
 
@@ -23,10 +24,24 @@ TIME_PHASES = ("read", "build", "compile", "stage1", "stage2", "check")
 """The phases `solve` times, in the order it reports them; stage2 and check run only when asked."""
 
 
+class FiniteFloat(click.ParamType):
+    """A float option that refuses nan and infinities: a bounds check lets nan through, since
+    every comparison with it is false."""
+
+    name = "float"
+
+    def convert(self, value, param, ctx):
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
 def _solver_parameter_options(command):
     """Add one --flag per solver parameter in the registry (declared once, there)."""
     for parameter in reversed(list(all_parameters().values())):
-        command = click.option(parameter.flag, parameter.name, type=parameter.type,
+        kind = FiniteFloat() if parameter.type is float else parameter.type
+        command = click.option(parameter.flag, parameter.name, type=kind,
                                default=None, help=f"{parameter.help} [default: "
                                f"{parameter_defaults(parameter.name)}]")(command)
     return command
