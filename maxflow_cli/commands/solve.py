@@ -14,7 +14,7 @@ from maxflow_cli.check import check_answer
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.dimacs.writer import write_rows
 from maxflow_cli.errors import CheckFailed, InputError, MaxflowError
-from maxflow_cli.jit import compile_shared
+from maxflow_cli.jit import compile_notice, compile_shared
 from maxflow_cli.outputs import atomic_output, check_outputs
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import (REGISTRY, SolveOptions, all_parameters, get_solver,
@@ -75,7 +75,8 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
                                         params=given))
     report_to_stderr = check_outputs({"--flow": flow_file, "--cut": cut_file,
                                       "--trace": trace_file}, inputs=[file])
-    times = {"compile": compile_shared() + spec.prepare(options)}
+    with compile_notice(spec.name):
+        times = {"compile": compile_shared() + spec.prepare(options)}
 
     started = time.perf_counter()
     network, warnings = read_network(file, lenient=lenient)
