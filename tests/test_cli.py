@@ -84,7 +84,8 @@ class FullDisk(io.RawIOBase):
 @pytest.mark.parametrize("args", [
     ["solve", CLRS], ["solve", CLRS, "--json"], ["solve", CLRS, "--flow", "-"],
     ["gen", "genrmf", "--a", "3", "--b", "3", "--seed", "1"], ["gen", "--list-presets"],
-], ids=["solve", "solve-json", "solve-flow", "gen", "gen-list-presets"])
+    ["bench", "--list-suites"],
+], ids=["solve", "solve-json", "solve-flow", "gen", "gen-list-presets", "bench-list-suites"])
 def test_a_full_stdout_is_one_line_and_exit_1(monkeypatch, capsys, args):
     disk = FullDisk()
     monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BufferedWriter(disk)))
