@@ -348,8 +348,10 @@ def read_network(path: str, lenient: bool = False) -> tuple[Network, list[str]]:
     head = b"".join(parts)
     whole = len(head) < PROBE_BYTES
     n, m = _problem_size(head, name, whole)
-    memory.require(_stored_size(path, len(head)) + NETWORK_BYTES_PER_ARC * m +
-                   residual_bytes(n, m), f"{name}: a network of {n:,} vertices and {m:,} arcs")
+    # The text is let go once parsed, before the residual graph is built.
+    memory.require(NETWORK_BYTES_PER_ARC * m + max(_stored_size(path, len(head)),
+                                                   residual_bytes(n, m)),
+                   f"{name}: a network of {n:,} vertices and {m:,} arcs")
     if whole:
         return parse_network(head, name, lenient)
     parts = [head]
