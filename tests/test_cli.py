@@ -16,12 +16,15 @@ from maxflow_cli.cli import BROKEN_PIPE_EXIT, main
 
 CLRS = str(DATA / "clrs.max")
 MAXFLOW = [sys.executable, "-m", "maxflow_cli"]
+"""Run with cwd outside the checkout, so that the installed package is imported: the checkout's
+maxflow_cli/ lacks the generators and kernels subpackages that installing maps in."""
 
 
 def test_sigterm_while_writing_removes_the_temporary_file(tmp_path):
     output = tmp_path / "big.max"
     process = subprocess.Popen([*MAXFLOW, "gen", "acyclic-dense", "--n", "1500", "--seed", "1",
-                                "-o", str(output)], stderr=subprocess.PIPE, text=True)
+                                "-o", str(output)], stderr=subprocess.PIPE, text=True,
+                               cwd=tmp_path.parent)
     deadline = time.monotonic() + 120
     while not list(tmp_path.glob(".maxflow-*.tmp")) and process.poll() is None:
         assert time.monotonic() < deadline
@@ -58,12 +61,12 @@ run()
 
 @pytest.mark.parametrize("signum,message", [(signal.SIGINT, "interrupted"),
                                             (signal.SIGTERM, "terminated")])
-def test_a_signal_while_compiled_code_runs_is_one_line(signum, message):
+def test_a_signal_while_compiled_code_runs_is_one_line(tmp_path, signum, message):
     """Numba's wrapper calls back into Python to box the arrays it returns; a signal taken
     there used to surface as 'SystemError: CPUDispatcher(...) returned a result with an
     exception set' and exit 1."""
     done = subprocess.run([sys.executable, "-c", INTERRUPTED_BUILD.format(signum=int(signum)),
-                           CLRS], capture_output=True, text=True, timeout=300)
+                           CLRS], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert (done.returncode, done.stderr) == (128 + signum, f"maxflow: error: {message}\n")
 
 
@@ -97,9 +100,9 @@ def test_a_full_stdout_is_one_line_and_exit_1(monkeypatch, capsys, args):
         "maxflow: error: cannot write to stdout: No space left on device\n"
 
 
-def test_a_closed_pipe_is_quiet_and_exits_as_sigpipe_would():
+def test_a_closed_pipe_is_quiet_and_exits_as_sigpipe_would(tmp_path):
     process = subprocess.Popen([*MAXFLOW, "gen", "acyclic-dense", "--n", "800", "--seed", "1"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
     process.stdout.readline()
     process.stdout.close()  # as `| head -1` does, with 5 MB still to come
     stderr = process.stderr.read().decode()

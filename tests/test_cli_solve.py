@@ -134,7 +134,8 @@ def test_flow_to_a_link_to_stdout_writes_into_the_pipe(tmp_path):
     link = tmp_path / "stdout"  # as /dev/stdout is, without touching /dev
     link.symlink_to("/proc/self/fd/1")
     done = subprocess.run([sys.executable, "-m", "maxflow_cli", "solve", CLRS, "--flow", str(link)],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)  # outside the checkout: the installed package
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("s 23\nf 1 2 ")
     assert "flow value 23" in done.stderr
