@@ -184,3 +184,18 @@ def test_only_the_phases_that_ran_are_shown(tmp_path):
     result = run(CLRS, "--json", "--flow", str(tmp_path / "f"), "--check")
     assert list(json.loads(result.stdout)["times"]) == ["read", "build", "compile", "stage1",
                                                         "stage2", "check"]
+
+
+def test_bad_input_is_refused_before_the_solver_compiles(tmp_path, monkeypatch):
+    import dataclasses
+
+    from maxflow_cli.solvers import REGISTRY
+
+    prepared = []
+    spec = REGISTRY["hipr"]
+    monkeypatch.setitem(REGISTRY, "hipr", dataclasses.replace(
+        spec, prepare=lambda options: prepared.append(options) or spec.prepare(options)))
+    bad = tmp_path / "bad.max"
+    bad.write_text("p max 4 1\nn 1 s\nn 4 t\na 1 9 3\n")
+    assert run(str(bad)).exit_code == 2 and prepared == []
+    assert run(CLRS).exit_code == 0 and len(prepared) == 1
