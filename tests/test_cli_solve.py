@@ -199,3 +199,19 @@ def test_bad_input_is_refused_before_the_solver_compiles(tmp_path, monkeypatch):
     bad.write_text("p max 4 1\nn 1 s\nn 4 t\na 1 9 3\n")
     assert run(str(bad)).exit_code == 2 and prepared == []
     assert run(CLRS).exit_code == 0 and len(prepared) == 1
+
+
+def test_running_out_of_memory_names_the_file(monkeypatch):
+    import dataclasses
+
+    from maxflow_cli.solvers import REGISTRY
+
+    def exhausted(graph, options):
+        raise MemoryError
+
+    spec = REGISTRY["hipr"]
+    monkeypatch.setitem(REGISTRY, "hipr", dataclasses.replace(spec, solve=exhausted))
+    result = run(CLRS)
+    assert result.exit_code == 2
+    assert result.stderr == (f"maxflow: error: {CLRS}: out of memory while solving the network "
+                             "(6 vertices, 9 arcs): the solver needs more than this machine has\n")

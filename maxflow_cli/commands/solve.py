@@ -24,6 +24,10 @@ TIME_PHASES = ("read", "build", "compile", "stage1", "stage2", "check")
 """The phases `solve` times, in the order it reports them; stage2 and check run only when asked."""
 
 
+_OUT_OF_MEMORY = ("out of memory while {0} the network ({1.n:,} vertices, {1.m:,} arcs): "
+                  "the solver needs more than this machine has")
+
+
 class FiniteFloat(click.ParamType):
     """A float option that refuses nan and infinities: a bounds check lets nan through, since
     every comparison with it is false."""
@@ -84,16 +88,22 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     for warning in warnings:
         click.echo(f"maxflow: warning: {warning}", err=True)
 
+    name = "<stdin>" if file == "-" else file
     started = time.perf_counter()
     try:
         graph = build_residual(network)
     except MaxflowError as error:  # the network is the file's: say which file
-        raise InputError("<stdin>" if file == "-" else file, None, str(error)) from None
+        raise InputError(name, None, str(error)) from None
+    except MemoryError:
+        raise InputError(name, None, _OUT_OF_MEMORY.format("building", network)) from None
     times["build"] = time.perf_counter() - started
 
     with compile_notice(spec.name):  # after the input is known good: bad input fails at once
         times["compile"] += spec.prepare(options)
-    result = spec.solve(graph, options)
+    try:
+        result = spec.solve(graph, options)
+    except MemoryError:
+        raise InputError(name, None, _OUT_OF_MEMORY.format("solving", network)) from None
     times.update(result.times)
 
     certificate = None
