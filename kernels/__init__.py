@@ -8,6 +8,7 @@ in their prepare step, so that compile time stays out of solve times; the timing
 these seconds). ``gpu_unavailable()`` says what is missing when the kernels cannot run here.
 """
 
+import ctypes
 import functools
 import importlib.util
 import shutil
@@ -19,11 +20,19 @@ LOAD_SECONDS: dict[str, float] = {}
 _modules: dict = {}
 
 
+CUDA_ERROR_NO_DEVICE = 100
+
+
 @functools.cache
 def gpu_unavailable() -> str | None:
-    """Why the kernels cannot run here (no PyCUDA, no driver or device, no nvcc), or None."""
+    """Why the kernels cannot run here, or None. The lowest layer missing is named first: the
+    NVIDIA driver, a device, then PyCUDA and nvcc, so that a machine with no NVIDIA GPU is not
+    told to install PyCUDA."""
+    missing = _driver_unavailable()
+    if missing:
+        return missing
     if importlib.util.find_spec("pycuda") is None:
-        return "PyCUDA is not installed (pip install 'maxflow[cuda]')"
+        return "PyCUDA is not installed (pip install 'maxflow-dimacs[cuda]')"
     try:
         import pycuda.driver as cuda
 
@@ -37,6 +46,25 @@ def gpu_unavailable() -> str | None:
         return "no CUDA device found: the driver lists none"
     if shutil.which("nvcc") is None:
         return "nvcc is not on PATH (PyCUDA compiles the kernels with it)"
+    return None
+
+
+def _driver_unavailable() -> str | None:
+    """Ask the CUDA driver library itself (through ctypes, before PyCUDA is looked for)
+    whether it is installed and sees a device."""
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return ("no NVIDIA driver: libcuda.so.1 cannot be loaded (the GPU solvers need an "
+                "NVIDIA GPU)")
+    count = ctypes.c_int(0)
+    status = driver.cuInit(0)
+    if status == 0:
+        status = driver.cuDeviceGetCount(ctypes.byref(count))
+    if status == CUDA_ERROR_NO_DEVICE or (status == 0 and count.value == 0):
+        return "no CUDA device found: the NVIDIA driver lists none"
+    if status != 0:
+        return f"the NVIDIA driver does not start: cuInit returned CUDA error {status}"
     return None
 
 

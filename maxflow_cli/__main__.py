@@ -1,3 +1,3 @@
-from maxflow_cli.cli import main
+from maxflow_cli.cli import run
 
-main()
+run()

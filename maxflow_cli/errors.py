@@ -37,3 +37,12 @@ class BenchFailed(MaxflowError):
     slower than `bench compare --fail-if-slower` allows: exit code 1."""
 
     exit_code = 1
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT (Ctrl-C) or SIGTERM: unwinds the command as Ctrl-C does, so temporary output
+    files are removed, and exits with 128 + the signal number."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum

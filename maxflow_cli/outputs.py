@@ -1,7 +1,9 @@
-"""Output files written atomically: to a temporary name beside the target, then renamed.
+"""Output files: regular files replaced atomically, special files written into.
 
-A failed or interrupted command never leaves a half-written file under the name asked for.
-The suffixes ``.gz``, ``.bz2`` and ``.xz`` compress.
+A regular file (or the regular file a symlink points to) is written to a temporary name
+beside it, then renamed over it, keeping its mode: a failed or interrupted command never
+leaves a half-written file under the name asked for. A device or a FIFO is opened and written
+into, never replaced. The suffixes ``.gz``, ``.bz2`` and ``.xz`` compress.
 """
 
 import bz2
@@ -9,73 +11,153 @@ import contextlib
 import gzip
 import lzma
 import os
+import stat
 import sys
 import tempfile
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterable, Iterator
 
 from maxflow_cli.errors import MaxflowError, ParameterError
 
 _COMPRESSORS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
 
-def check_writable(path: str) -> None:
-    """Fail early, before any work, when `path` ('-' is stdout) cannot be written."""
+def _status(path: str) -> os.stat_result | None:
+    """The status of what `path` names, symlinks followed; None if nothing is there yet."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise MaxflowError(f"{path}: cannot write: {error.strerror}") from None
+
+
+def _is_stdout(path: str) -> bool:
+    """Whether `path` is '-' or names the file this process's stdout already is
+    (/dev/stdout, /proc/self/fd/1, or the file stdout is redirected to)."""
     if path == "-":
+        return True
+    status = _status(path)
+    try:
+        return status is not None and os.path.samestat(status, os.fstat(1))
+    except OSError:
+        return False
+
+
+def check_writable(path: str, option: str = "the output") -> None:
+    """Fail early, before any work, when `path` ('-' is stdout) cannot be written."""
+    if path == "":
+        raise ParameterError(f"{option}: the file name is empty")
+    if _is_stdout(path):
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
+    status = _status(path)
+    if status is not None and stat.S_ISDIR(status.st_mode):
         raise MaxflowError(f"{path}: cannot write: it is a directory")
+    if status is not None and not stat.S_ISREG(status.st_mode):
+        if not os.access(path, os.W_OK):
+            raise MaxflowError(f"{path}: cannot write: permission denied")
+        return
+    target = os.path.realpath(path)
+    directory = os.path.dirname(target)
     if not os.path.isdir(directory):
         raise MaxflowError(f"{path}: cannot write: no directory {directory}")
+    if status is not None and not os.access(target, os.W_OK):
+        raise MaxflowError(f"{path}: cannot write: permission denied")
     if not os.access(directory, os.W_OK):
         raise MaxflowError(f"{path}: cannot write: permission denied in {directory}")
 
 
-def check_outputs(options: dict) -> bool:
+def _identity(path: str):
+    """What two paths must share to be one file: its device and inode if it exists, else the
+    resolved name it will be created under; stdout is one file however it is named."""
+    if _is_stdout(path):
+        return "stdout"
+    status = _status(path)
+    if status is not None:
+        return status.st_dev, status.st_ino
+    return os.path.realpath(path)
+
+
+def check_outputs(options: dict, inputs: Iterable[str] = ()) -> bool:
     """A command's output files (option name -> path or None), checked before any work: each
-    writable, and at most one of them '-', since stdout can carry one output only. Returns
-    True when one is '-': the command's own report then goes to stderr."""
-    given = {option: path for option, path in options.items() if path}
-    to_stdout = [option for option, path in given.items() if path == "-"]
-    if len(to_stdout) > 1:
-        raise ParameterError(f"only one of {', '.join(options)} can be '-' (stdout); "
-                             f"{' and '.join(to_stdout)} both are")
-    for path in given.values():
-        check_writable(path)
-    return bool(to_stdout)
+    writable, no two of them one file (stdout included, however it is named), none of them
+    one of `inputs`. Returns True when one is stdout: the command's own report then goes to
+    stderr."""
+    given = {option: path for option, path in options.items() if path is not None}
+    for option, path in given.items():
+        check_writable(path, option)
+    seen = {}
+    for option, path in given.items():
+        identity = _identity(path)
+        if identity == "stdout" and identity in seen:
+            raise ParameterError(f"only one of {', '.join(options)} can be '-' (stdout); "
+                                 f"{seen[identity]} and {option} both write to stdout")
+        if identity in seen:
+            raise ParameterError(f"{seen[identity]} and {option} both write to one file "
+                                 f"({path}); give each its own")
+        seen[identity] = option
+    for source in inputs:
+        if source == "-" or _status(source) is None:
+            continue
+        for option, path in given.items():
+            if _identity(path) == _identity(source):
+                raise ParameterError(f"{option} {path} is the input file {source}: writing it "
+                                     "would destroy the input")
+    return "stdout" in seen
 
 
 @contextlib.contextmanager
 def atomic_output(path: str) -> Iterator[BinaryIO]:
-    """Yield a binary stream for ``path`` ('-' is stdout); the file appears only on success.
+    """Yield a binary stream for ``path`` ('-' is stdout): a regular file appears only on
+    success, with the mode the file it replaces had; a device or FIFO is written into.
 
     Failures to create, write or rename the file become one-line MaxflowErrors."""
-    if path == "-":
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()
-        return
     check_writable(path)
-    directory = os.path.dirname(os.path.abspath(path))
+    if _is_stdout(path):
+        stream = sys.stdout.buffer
+        with _compressed(stream, path) as writable:
+            yield writable
+        stream.flush()
+        return
+    status = _status(path)
+    if status is not None and not stat.S_ISREG(status.st_mode):
+        with _reporting_failures(path):
+            with open(path, "wb") as raw, _compressed(raw, path) as writable:
+                yield writable
+        return
+    target = os.path.realpath(path)
+    mode = stat.S_IMODE(status.st_mode) if status is not None else 0o666 & ~_umask()
+    with _reporting_failures(path):
+        fd, temporary = tempfile.mkstemp(prefix=".maxflow-", suffix=".tmp",
+                                         dir=os.path.dirname(target))
+        try:
+            with os.fdopen(fd, "wb") as raw, _compressed(raw, path) as writable:
+                yield writable
+            os.chmod(temporary, mode)
+            os.replace(temporary, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+
+
+@contextlib.contextmanager
+def _compressed(raw: BinaryIO, path: str) -> Iterator[BinaryIO]:
+    """`raw`, or a compressing stream over it when `path` ends in .gz, .bz2 or .xz."""
+    opener = _COMPRESSORS.get(os.path.splitext(path)[1].lower())
+    if opener is None:
+        yield raw
+    else:
+        with opener(raw, "wb") as compressed:
+            yield compressed
+
+
+@contextlib.contextmanager
+def _reporting_failures(path: str) -> Iterator[None]:
+    """Turn an OSError while writing `path` into one line naming it."""
     try:
-        fd, temporary = tempfile.mkstemp(prefix=".maxflow-", suffix=".tmp", dir=directory)
+        yield
     except OSError as error:
         raise MaxflowError(f"{path}: cannot write: {error.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            opener = _COMPRESSORS.get(os.path.splitext(path)[1].lower())
-            if opener is None:
-                yield raw
-            else:
-                with opener(raw, "wb") as compressed:
-                    yield compressed
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        if isinstance(error, OSError):
-            raise MaxflowError(f"{path}: cannot write: {error.strerror}") from None
-        raise
 
 
 def _umask() -> int:

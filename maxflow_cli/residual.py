@@ -14,8 +14,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from maxflow_cli import memory
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.limits import INT64_MAX, MAX_ARCS, MAX_CAPACITY
+from maxflow_cli.memory import residual_bytes
 from maxflow_cli.network import Network
 
 
@@ -120,6 +122,7 @@ def build_residual(network: Network) -> ResidualGraph:
 
     Capacities above 2^62 and networks whose source capacity sums past 2^63-1 are refused:
     every excess and the flow value are bounded by that sum, so nothing can overflow int64.
+    So is a network whose graph and preflow state the machine has no memory for.
     """
     n = network.n
     tails = np.ascontiguousarray(network.tails, dtype=np.int32)
@@ -136,6 +139,8 @@ def build_residual(network: Network) -> ResidualGraph:
             raise ParameterError(f"an arc has an end outside the {n} vertices")
         if caps.min() < 0 or caps.max() > MAX_CAPACITY:
             raise ParameterError("arc capacities must lie in 0..2^62")
+    memory.require(residual_bytes(n, network.m),
+                   f"the residual graph of {n:,} vertices and {network.m:,} arcs")
     if _source_total_overflows(network.source, tails, heads, caps, INT64_MAX):
         raise ParameterError(
             "the capacities leaving the source sum past 2^63-1: flow values would overflow "

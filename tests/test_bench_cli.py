@@ -88,7 +88,7 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
 def test_plot_without_matplotlib_fails_before_running(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     result = bench(TINY, "--plot", "out.png")
-    assert result.exit_code == 2 and "pip install 'maxflow[plot]'" in result.output
+    assert result.exit_code == 2 and "pip install 'maxflow-dimacs[plot]'" in result.output
 
 
 def test_list_suites():

@@ -74,5 +74,5 @@ def test_plot_writes_a_png(tmp_path):
 
 def test_plot_without_matplotlib_says_how_to_get_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(MaxflowError, match=r"pip install 'maxflow\[plot\]'"):
+    with pytest.raises(MaxflowError, match=r"pip install 'maxflow-dimacs\[plot\]'"):
         report.require_matplotlib()

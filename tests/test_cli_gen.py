@@ -156,3 +156,22 @@ def test_errors_exit_2_with_one_line(tmp_path, monkeypatch, args, message):
 def test_click_usage_errors_exit_2(args):
     result = run(*args)
     assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_a_network_larger_than_the_memory_is_refused_before_anything_is_written(tmp_path,
+                                                                                monkeypatch):
+    from maxflow_cli import memory
+
+    monkeypatch.setattr(memory, "available", lambda: 10**9)
+    output = tmp_path / "big.max"
+    result = run("acyclic-dense", "--n", "46000", "--seed", "1", "-o", str(output))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "maxflow: error: acyclic-dense: 46,000 vertices and 1,057,977,000 arcs needs about "
+        "17 GB of memory; this machine has 1.0 GB available\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_output_name_is_refused():
+    result = run("genrmf", "--a", "3", "--b", "2", "--seed", "1", "-o", "")
+    assert result.exit_code == 2 and result.stderr == "maxflow: error: -o: the file name is empty\n"

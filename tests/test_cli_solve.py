@@ -29,7 +29,7 @@ def test_json_has_the_documented_fields():
     report = json.loads(result.output)
     assert report["flow_value"] == 23 and isinstance(report["flow_value"], int)
     assert (report["solver"], report["n"], report["m"]) == ("hipr", 6, 9)
-    assert set(report["times"]) == {"read", "build", "compile", "stage1", "stage2", "check"}
+    assert list(report["times"]) == ["read", "build", "compile", "stage1", "check"]
     assert report["counters"]["pushes"] > 0
     assert report["check"]["ok"] is True
 
@@ -67,6 +67,8 @@ def test_a_compressed_flow_file(tmp_path):
     (["BAD"], "BAD:4: vertex id '9' outside 1..4"),
     ([CLRS, "--solver", "nope"], "Invalid value for '--solver'"),
     ([CLRS, "--alpha", "x"], "Invalid value for '--alpha'"),
+    ([CLRS, "--global-update-frequency", "nan"], "'nan' is not a finite number"),
+    ([CLRS, "--global-update-frequency", "inf"], "'inf' is not a finite number"),
 ])
 def test_errors_are_one_line_with_exit_code_2(tmp_path, args, message):
     bad = tmp_path / "bad.max"
@@ -123,3 +125,93 @@ def test_flow_to_stdout_sends_the_report_to_stderr():
     assert result.stdout.startswith("s 23\nf 1 2 ")
     assert json.loads(result.stderr)["flow_value"] == 23
     assert run(CLRS, "--flow", "-", "--cut", "-").exit_code == 2
+
+
+def test_flow_to_a_link_to_stdout_writes_into_the_pipe(tmp_path):
+    import subprocess
+    import sys
+
+    link = tmp_path / "stdout"  # as /dev/stdout is, without touching /dev
+    link.symlink_to("/proc/self/fd/1")
+    done = subprocess.run([sys.executable, "-m", "maxflow_cli", "solve", CLRS, "--flow", str(link)],
+                          capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)  # outside the checkout: the installed package
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("s 23\nf 1 2 ")
+    assert "flow value 23" in done.stderr
+    assert link.is_symlink()
+
+
+def test_an_output_on_the_input_or_on_another_output_is_refused_before_any_work(tmp_path):
+    source = tmp_path / "net.max"
+    source.write_bytes((DATA / "clrs.max").read_bytes())
+    result = run(str(source), "--flow", str(source))
+    assert result.exit_code == 2 and "is the input file" in result.output
+    assert source.read_bytes() == (DATA / "clrs.max").read_bytes()
+    result = run(str(source), "--flow", str(tmp_path / "x"), "--cut", str(tmp_path / "x"))
+    assert result.exit_code == 2 and "--flow and --cut both write to one file" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["net.max"]
+    result = run(str(source), "--cut", "")
+    assert result.exit_code == 2 and "--cut: the file name is empty" in result.output
+
+
+def test_a_network_with_no_arcs_has_flow_zero_with_every_cpu_solver(tmp_path):
+    from maxflow_cli.registry import solvers
+
+    empty = tmp_path / "empty.max"
+    empty.write_text("p max 2 0\nn 1 s\nn 2 t\n")
+    for name in solvers():
+        result = run(str(empty), "--solver", name, "--device", "cpu", "--json", "--check",
+                     "--flow", str(tmp_path / f"{name}.flow"))
+        assert result.exit_code == 0, (name, result.output)
+        assert json.loads(result.stdout)["flow_value"] == 0, name
+        assert (tmp_path / f"{name}.flow").read_text() == "s 0\n"
+
+
+def test_a_build_error_names_the_file(tmp_path):
+    path = tmp_path / "overflow.max"
+    path.write_text("p max 2 3\nn 1 s\nn 2 t\n" + "a 1 2 4611686018427387904\n" * 3)
+    result = run(str(path))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"maxflow: error: {path}: the capacities leaving the source "
+                                    "sum past 2^63-1")
+
+
+def test_only_the_phases_that_ran_are_shown(tmp_path):
+    result = run(CLRS)
+    phases = [line.split()[0] for line in result.stdout.splitlines()[2:] if line[:10].strip()]
+    assert phases == ["read", "build", "compile", "stage1"]
+    result = run(CLRS, "--json", "--flow", str(tmp_path / "f"), "--check")
+    assert list(json.loads(result.stdout)["times"]) == ["read", "build", "compile", "stage1",
+                                                        "stage2", "check"]
+
+
+def test_bad_input_is_refused_before_the_solver_compiles(tmp_path, monkeypatch):
+    import dataclasses
+
+    from maxflow_cli.registry import solvers
+
+    prepared = []
+    spec = solvers()["hipr"]
+    monkeypatch.setitem(solvers(), "hipr", dataclasses.replace(
+        spec, prepare=lambda options: prepared.append(options) or spec.prepare(options)))
+    bad = tmp_path / "bad.max"
+    bad.write_text("p max 4 1\nn 1 s\nn 4 t\na 1 9 3\n")
+    assert run(str(bad)).exit_code == 2 and prepared == []
+    assert run(CLRS).exit_code == 0 and len(prepared) == 1
+
+
+def test_running_out_of_memory_names_the_file(monkeypatch):
+    import dataclasses
+
+    from maxflow_cli.registry import solvers
+
+    def exhausted(graph, options):
+        raise MemoryError
+
+    spec = solvers()["hipr"]
+    monkeypatch.setitem(solvers(), "hipr", dataclasses.replace(spec, solve=exhausted))
+    result = run(CLRS)
+    assert result.exit_code == 2
+    assert result.stderr == (f"maxflow: error: {CLRS}: out of memory while solving the network "
+                             "(6 vertices, 9 arcs): the solver needs more than this machine has\n")

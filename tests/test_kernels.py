@@ -260,11 +260,47 @@ def _fake_pycuda(monkeypatch, init):
     monkeypatch.setitem(sys.modules, "pycuda.driver", driver)
 
 
-def test_unavailable_reasons_name_what_is_missing(monkeypatch):
+class FakeDriver:
+    """A stand-in libcuda: cuInit's status and the number of devices."""
+
+    def __init__(self, status=0, devices=1):
+        self.status, self.devices = status, devices
+
+    def cuInit(self, flags):
+        return self.status
+
+    def cuDeviceGetCount(self, count):
+        count._obj.value = self.devices
+        return 0
+
+
+def _fake_driver(monkeypatch, driver):
+    def load(name):
+        if driver is None:
+            raise OSError(f"{name}: cannot open shared object file")
+        return driver
+
+    monkeypatch.setattr(kernels.ctypes, "CDLL", load)
+
+
+def test_the_missing_driver_or_device_is_named_before_pycuda(monkeypatch):
     probe = kernels.gpu_unavailable.__wrapped__
     monkeypatch.setattr(kernels.importlib.util, "find_spec", lambda name: None)
-    assert probe() == "PyCUDA is not installed (pip install 'maxflow[cuda]')"
-    monkeypatch.undo()
+    _fake_driver(monkeypatch, None)
+    assert probe().startswith("no NVIDIA driver: libcuda.so.1 cannot be loaded")
+    _fake_driver(monkeypatch, FakeDriver(status=kernels.CUDA_ERROR_NO_DEVICE))
+    assert probe() == "no CUDA device found: the NVIDIA driver lists none"
+    _fake_driver(monkeypatch, FakeDriver(devices=0))
+    assert probe() == "no CUDA device found: the NVIDIA driver lists none"
+    _fake_driver(monkeypatch, FakeDriver(status=35))
+    assert probe() == "the NVIDIA driver does not start: cuInit returned CUDA error 35"
+    _fake_driver(monkeypatch, FakeDriver())
+    assert probe() == "PyCUDA is not installed (pip install 'maxflow-dimacs[cuda]')"
+
+
+def test_unavailable_reasons_name_what_is_missing(monkeypatch):
+    probe = kernels.gpu_unavailable.__wrapped__
+    _fake_driver(monkeypatch, FakeDriver())
 
     def no_device():
         raise RuntimeError("cuInit failed: no CUDA-capable device is detected")

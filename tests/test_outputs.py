@@ -1,6 +1,9 @@
 """Atomic outputs: the file appears whole or not at all; write failures are one-line errors."""
 
 import gzip
+import os
+import stat
+import threading
 
 import pytest
 
@@ -59,3 +62,69 @@ def test_a_failing_write_is_a_one_line_error_and_leaves_nothing(tmp_path, monkey
         with atomic_output(str(tmp_path / "out.txt")) as stream:
             stream.write(b"data")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_symlink_is_followed_and_the_file_keeps_its_mode(tmp_path):
+    target = tmp_path / "target.txt"
+    target.write_bytes(b"old")
+    target.chmod(0o640)
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    with atomic_output(str(link)) as stream:
+        stream.write(b"new")
+    assert link.is_symlink() and target.read_bytes() == b"new"
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.txt", "target.txt"]
+
+
+def test_a_read_only_file_is_refused_not_replaced(tmp_path, monkeypatch):
+    target = tmp_path / "kept.txt"
+    target.write_bytes(b"old")
+    writable = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: writable(path, mode) and
+                        os.fspath(path) != str(target))  # as for a 0444 file, even for root
+    with pytest.raises(MaxflowError, match="permission denied"):
+        check_writable(str(target))
+    assert target.read_bytes() == b"old"
+
+
+def test_a_fifo_is_written_into_not_replaced(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    with atomic_output(str(fifo)) as stream:
+        stream.write(b"through the pipe")
+    reader.join(timeout=10)
+    assert received == [b"through the pipe"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]
+
+
+def test_two_outputs_on_one_file_are_refused(tmp_path):
+    out = tmp_path / "out.txt"
+    link = tmp_path / "link.txt"
+    link.symlink_to(out)
+    for second in (out, link):
+        with pytest.raises(ParameterError, match="--flow and --cut both write to one file"):
+            check_outputs({"--flow": str(out), "--cut": str(second)})
+    out.write_text("exists")
+    with pytest.raises(ParameterError, match="both write to one file"):
+        check_outputs({"--flow": str(out), "--cut": str(link)})
+
+
+def test_an_output_that_is_the_input_is_refused(tmp_path):
+    source = tmp_path / "net.max"
+    source.write_text("p max 2 0\n")
+    link = tmp_path / "link.max"
+    link.symlink_to(source)
+    for output in (source, link):
+        with pytest.raises(ParameterError, match="is the input file"):
+            check_outputs({"--flow": str(output)}, inputs=[str(source)])
+    assert check_outputs({"--flow": str(tmp_path / "other")}, inputs=[str(source), "-"]) is False
+
+
+def test_an_empty_file_name_is_refused():
+    with pytest.raises(ParameterError, match="--cut: the file name is empty"):
+        check_outputs({"--cut": "", "--flow": None})

@@ -3,6 +3,8 @@
 import bz2
 import gzip
 import lzma
+import sys
+import types
 
 import numpy as np
 import pytest
@@ -10,8 +12,10 @@ from fixtures import DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from maxflow_cli import memory
+from maxflow_cli.dimacs import reader
 from maxflow_cli.dimacs.reader import parse_network, read_network
-from maxflow_cli.errors import InputError
+from maxflow_cli.errors import InputError, MaxflowError
 
 HEADER = "p max 4 2\nn 1 s\nn 4 t\n"
 
@@ -84,9 +88,9 @@ ERRORS = [
     ("c x\nn 1 s\np max 4 1\n", 2, "'n' line before"),
     ("p max 4 1\np max 4 1\n", 2, "a second 'p' line (the first is on line 1)"),
     ("p min 4 1\n", 1, "problem type 'min', expected 'max'"),
-    ("p max 0 1\n", 1, "N and M positive integers"),
-    ("p max 4 -1\n", 1, "N and M positive integers"),
-    ("p max 4 x\n", 1, "N and M positive integers"),
+    ("p max 0 1\n", 1, "integers N >= 1 and M >= 0, found '0'"),
+    ("p max 4 -1\n", 1, "integers N >= 1 and M >= 0, found '-1'"),
+    ("p max 4 x\n", 1, "integers N >= 1 and M >= 0, found 'x'"),
     ("p max 4\n", 1, "'p max N M' (4 fields), found 3"),
     (HEADER + "a 1 5 3\n", 4, "vertex id '5' outside 1..4"),
     (HEADER + "a 0 2 3\n", 4, "vertex id '0' outside 1..4"),
@@ -115,6 +119,11 @@ ERRORS = [
     (HEADER + "a 1 2 3\n", 1, "declares 2 arcs but the file has 1"),
     (HEADER + "a 1 2 3\na 2 4 7\na 1 3 1\n", 1, "declares 2 arcs but the file has 3"),
     (HEADER + "a 1 2 3\na 2 4", 5, "ends in the middle of this line"),
+    ("p max 4 2\rn 1 s\rn 4 t\r", 1, "found 10 fields (the lines end in CR only: DIMACS"),
+    (HEADER + "a 1 2 \x1b[31m\n", 4, "expected an integer, found '\\x1b[31m'"),
+    (HEADER + "\x00\x07 1 2 3\n", 4, "unknown line type '\\x00\\x07'"),
+    (HEADER + "a 1 2 " + "9" * 5_000_000 + "\n", 4,
+     "capacity '" + "9" * 40 + "...' (5,000,000 bytes) is above"),
 ]
 
 
@@ -149,3 +158,56 @@ def test_round_trips_random_arc_lists(arcs, newline, padding):
     lines += [f"a {u} {v}{padding} {c}{padding}" for u, v, c in arcs]
     network, _ = parse_network(newline.join(lines).encode(), "r.max")
     assert list(zip(network.tails + 1, network.heads + 1, network.caps)) == arcs
+
+
+def test_a_network_with_no_arcs_is_valid():
+    network, warnings = parse("p max 2 0\nn 1 s\nn 2 t\n")
+    assert (network.n, network.m, network.source, network.sink) == (2, 0, 0, 1)
+    assert network.tails.dtype == np.int32 and warnings == []
+    network, _ = parse("p max 3 0\nn 1 s\nn 3 t\na 1 3 5\n", lenient=True)
+    assert network.caps.tolist() == [5]
+
+
+class EndlessStdin:
+    """A stdin that never ends, counting the bytes taken from it."""
+
+    def __init__(self, head: bytes, filler: bytes):
+        self.head, self.filler, self.taken = head, filler, 0
+
+    def read(self, size=-1):
+        assert size > 0, "an endless stream cannot be read whole"
+        block = (self.head + self.filler * (size // len(self.filler) + 1))[:size]
+        self.head = self.head[size:]
+        self.taken += len(block)
+        return block
+
+
+def test_a_stream_with_no_problem_line_is_not_read_further(monkeypatch):
+    stdin = EndlessStdin(b"", b"\x00")  # /dev/zero
+    monkeypatch.setattr(sys, "stdin", types.SimpleNamespace(buffer=stdin))
+    with pytest.raises(InputError, match="^<stdin>: no 'p max N M' line in the first 4.2 MB: "
+                                         "not a DIMACS max file$"):
+        read_network("-")
+    assert stdin.taken <= reader.PROBE_BYTES + reader.READ_CHUNK
+    stdin = EndlessStdin(b"c binary\n", b"\x00\xff\n")
+    monkeypatch.setattr(sys, "stdin", types.SimpleNamespace(buffer=stdin))
+    with pytest.raises(InputError, match="^<stdin>:2: unknown line type '\\\\x00"):
+        read_network("-")
+
+
+def test_a_network_too_large_for_the_memory_is_refused_after_the_problem_line(monkeypatch):
+    stdin = EndlessStdin(b"c huge\np max 300000000 1000000\nn 1 s\nn 2 t\n", b"a 1 2 3\n")
+    monkeypatch.setattr(sys, "stdin", types.SimpleNamespace(buffer=stdin))
+    monkeypatch.setattr(memory, "available", lambda: 2 * 10**9)
+    with pytest.raises(MaxflowError, match="^<stdin>: a network of 300,000,000 vertices and "
+                                           "1,000,000 arcs needs about 4.9 GB of memory; "
+                                           "this machine has 2.0 GB available$"):
+        read_network("-")
+    assert stdin.taken <= reader.PROBE_BYTES + reader.READ_CHUNK
+
+
+def test_a_multi_stream_compressed_file_is_read_whole(tmp_path):
+    path = tmp_path / "two.max.gz"
+    path.write_bytes(gzip.compress(HEADER.encode()) + gzip.compress(b"a 1 2 5\na 2 4 7\n"))
+    network, _ = read_network(str(path))
+    assert network.caps.tolist() == [5, 7]

@@ -69,3 +69,22 @@ def test_refuses_malformed_networks(arcs, message):
 def test_refuses_source_equal_to_sink():
     with pytest.raises(ParameterError, match="same vertex"):
         build_residual(Network.from_arcs(3, 1, 1, [(0, 1, 1)]))
+
+
+def test_refuses_a_graph_the_memory_cannot_hold(monkeypatch):
+    from maxflow_cli import memory
+    from maxflow_cli.errors import MaxflowError
+
+    network = Network.from_arcs(1000, 0, 999, [(0, 999, 5)])
+    monkeypatch.setattr(memory, "available", lambda: 10_000)
+    with pytest.raises(MaxflowError, match="the residual graph of 1,000 vertices and 1 arcs "
+                                           "needs about 16 kB of memory; this machine has "
+                                           "10 kB available"):
+        build_residual(network)
+    monkeypatch.setattr(memory, "available", lambda: 20_000)
+    assert build_residual(network).m == 1
+
+
+def test_a_network_with_no_arcs_has_an_empty_graph():
+    graph = build_residual(Network.from_arcs(2, 0, 1, []))
+    assert graph.first.tolist() == [0, 0, 0] and graph.head.size == graph.arc_of_input.size == 0

@@ -25,7 +25,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from maxflow_cli.dimacs.reader import read_bytes
+from maxflow_cli.dimacs.reader import is_compressed, text_chunks
 from maxflow_cli.dimacs.writer import write_network
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.network import Network
@@ -194,15 +194,14 @@ class DimacsInput:
 
     def path(self) -> str:
         if self._path is None:
-            data = read_bytes(self._source) if self._source else None
-            if data is not None and len(data) == os.path.getsize(self._source):
+            if self._source and not is_compressed(self._source):
                 self._path = self._source  # plain text: read as it is
             else:
                 self._folder = tempfile.TemporaryDirectory(prefix="maxflow-bench-")
                 self._path = os.path.join(self._folder.name, "instance.max")
                 with open(self._path, "wb") as stream:
-                    if data is not None:
-                        stream.write(data)
+                    if self._source:
+                        stream.writelines(text_chunks(self._source))
                     else:
                         write_network(stream, self._network)
         return self._path

@@ -246,7 +246,7 @@ def require_matplotlib() -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise MaxflowError("--plot needs matplotlib: pip install 'maxflow[plot]'") from None
+        raise MaxflowError("--plot needs matplotlib: pip install 'maxflow-dimacs[plot]'") from None
 
 
 def plot(run: BenchRun, path: str) -> None:

@@ -84,7 +84,7 @@ def bench() -> None:
 @click.option("--json", "json_file", metavar="FILE", help="Write every sample, the statistics and the machine.")
 @click.option("--csv", "csv_file", metavar="FILE", help="Write one row per (instance, solver).")
 @click.option("--plot", "plot_file", metavar="FILE.png",
-              help="Draw time against size per family (needs matplotlib: pip install 'maxflow[plot]').")
+              help="Draw time against size per family (needs matplotlib: pip install 'maxflow-dimacs[plot]').")
 def run(instances, solvers, baseline, externals, patterns, external_timeout, repeat, min_time, warmup, interleave,
         suite_name, seed_count, list_suites, flow, detail, json_file, csv_file, plot_file):
     """Time solvers on instances and print a table per family with speedups over the baseline.

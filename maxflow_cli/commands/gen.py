@@ -6,9 +6,11 @@ The family subcommands, their options and the help are built from the generator 
 
 import click
 
+from maxflow_cli import memory
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.generators import FAMILIES, PRESETS, Family, Parameter, preset
-from maxflow_cli.outputs import atomic_output
+from maxflow_cli.memory import NETWORK_BYTES_PER_ARC, human_bytes
+from maxflow_cli.outputs import atomic_output, check_writable
 
 LARGE_OUTPUT = 100_000_000
 """Bytes from which the size is announced on stderr before generating."""
@@ -26,23 +28,16 @@ def _describe(parameter: Parameter) -> str:
     return f"{parameter.help} ({limits}{default})"
 
 
-def _human(size: int) -> str:
-    """A byte count as '780 kB', '35 MB', '1.2 GB'."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if size >= scale:
-            return (
-                f"{size / scale:.1f} {unit}" if size < 10 * scale else f"{size / scale:.0f} {unit}"
-            )
-    return f"{size} B"
-
-
 def _generate(family: Family, params: dict, flags: dict, output: str) -> None:
-    """Check, announce a large output on stderr, then write the instance atomically."""
+    """Check the parameters, the output and the memory the network takes (generators build it
+    whole, then write it), announce a large output on stderr, then write the instance."""
     family.check(**params)
+    check_writable(output, "-o")
     n, m, approximate = family.size(**params)
+    memory.require(NETWORK_BYTES_PER_ARC * m, f"{family.name}: {n:,} vertices and {m:,} arcs")
     if approximate >= LARGE_OUTPUT:
         click.echo(
-            f"maxflow: {family.name}: {n:,} vertices, {m:,} arcs, about {_human(approximate)}",
+            f"maxflow: {family.name}: {n:,} vertices, {m:,} arcs, about {human_bytes(approximate)}",
             err=True,
         )
     with atomic_output(output) as stream:
@@ -92,7 +87,7 @@ def _list_presets() -> None:
         n, m, approximate = item.size()
         parameters = " ".join(f"--{name} {value}" for name, value in item.params.items())
         rows.append(
-            (item.name, item.family, parameters, f"{n:,}", f"{m:,}", f"~{_human(approximate)}")
+            (item.name, item.family, parameters, f"{n:,}", f"{m:,}", f"~{human_bytes(approximate)}")
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     for row in rows:

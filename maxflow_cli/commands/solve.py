@@ -1,6 +1,7 @@
 """`maxflow solve FILE`: read a DIMACS max file, solve it, report the value, times and counters."""
 
 import json
+import math
 import sys
 import time
 
@@ -12,8 +13,8 @@ from rich.table import Table
 from maxflow_cli.check import check_answer
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.dimacs.writer import write_rows
-from maxflow_cli.errors import CheckFailed
-from maxflow_cli.jit import compile_shared
+from maxflow_cli.errors import CheckFailed, InputError, MaxflowError
+from maxflow_cli.jit import compile_notice, compile_shared
 from maxflow_cli.outputs import atomic_output, check_outputs
 from maxflow_cli.registry import (
     SolveOptions,
@@ -25,12 +26,31 @@ from maxflow_cli.registry import (
 from maxflow_cli.residual import build_residual
 
 TIME_PHASES = ("read", "build", "compile", "stage1", "stage2", "check")
+"""The phases `solve` times, in the order it reports them; stage2 and check run only when asked."""
+
+
+_OUT_OF_MEMORY = ("out of memory while {0} the network ({1.n:,} vertices, {1.m:,} arcs): "
+                  "the solver needs more than this machine has")
+
+
+class FiniteFloat(click.ParamType):
+    """A float option that refuses nan and infinities: a bounds check lets nan through, since
+    every comparison with it is false."""
+
+    name = "float"
+
+    def convert(self, value, param, ctx):
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 def _solver_parameter_options(command):
     """Add one --flag per solver parameter in the registry (declared once, there)."""
     for parameter in reversed(list(all_parameters().values())):
-        command = click.option(parameter.flag, parameter.name, type=parameter.type,
+        kind = FiniteFloat() if parameter.type is float else parameter.type
+        command = click.option(parameter.flag, parameter.name, type=kind,
                                default=None, help=f"{parameter.help} [default: "
                                f"{parameter_defaults(parameter.name)}]")(command)
     return command
@@ -63,9 +83,9 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     options = spec.resolve(SolveOptions(want_flow=flow_file is not None, device=device,
                                         params=given))
     report_to_stderr = check_outputs({"--flow": flow_file, "--cut": cut_file,
-                                      "--trace": trace_file})
-    times = dict.fromkeys(TIME_PHASES, 0.0)
-    times["compile"] = compile_shared() + spec.prepare(options)
+                                      "--trace": trace_file}, inputs=[file])
+    with compile_notice("the reader, the builder and the checker"):
+        times = {"compile": compile_shared()}
 
     started = time.perf_counter()
     network, warnings = read_network(file, lenient=lenient)
@@ -73,28 +93,39 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     for warning in warnings:
         click.echo(f"maxflow: warning: {warning}", err=True)
 
+    name = "<stdin>" if file == "-" else file
     started = time.perf_counter()
-    graph = build_residual(network)
+    try:
+        graph = build_residual(network)
+    except MaxflowError as error:  # the network is the file's: say which file
+        raise InputError(name, None, str(error)) from None
+    except MemoryError:
+        raise InputError(name, None, _OUT_OF_MEMORY.format("building", network)) from None
     times["build"] = time.perf_counter() - started
 
-    result = spec.solve(graph, options)
+    with compile_notice(spec.name):  # after the input is known good: bad input fails at once
+        times["compile"] += spec.prepare(options)
+    try:
+        result = spec.solve(graph, options)
+    except MemoryError:
+        raise InputError(name, None, _OUT_OF_MEMORY.format("solving", network)) from None
     times.update(result.times)
 
     certificate = None
-    if run_check or cut_file:
+    if run_check or cut_file is not None:
         started = time.perf_counter()
         certificate = check_answer(graph, result)
         if run_check:
             times["check"] = time.perf_counter() - started
-    if flow_file:
+    if flow_file is not None:
         with atomic_output(flow_file) as stream:
             stream.write(f"s {result.flow_value}\n".encode())
             write_rows(stream, b"f", [network.tails, network.heads, graph.flows(result.res)],
                        [0, 0, 0], add=(1, 1, 0))
-    if trace_file:
+    if trace_file is not None:
         with atomic_output(trace_file) as stream:
             stream.write(json.dumps(result.trace).encode())
-    if cut_file:
+    if cut_file is not None:
         with atomic_output(cut_file) as stream:
             stream.write(f"c source side of a minimum cut, capacity {certificate.cut_capacity}\n"
                          .encode())
@@ -107,7 +138,7 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
         "flow_value": result.flow_value,
         "n": graph.n,
         "m": graph.m,
-        "times": times,
+        "times": _in_phase_order(times),
         "counters": result.counters,
         "params": options.params,
     }
@@ -122,6 +153,12 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
         _print_report(report, sys.stderr if report_to_stderr else sys.stdout)
     if certificate is not None and run_check and not certificate.ok:
         raise CheckFailed("the answer certificate fails: " + "; ".join(certificate.problems))
+
+
+def _in_phase_order(times: dict) -> dict:
+    """The phases that ran, in TIME_PHASES' order, then the solver's own (global_relabel,
+    kernels, ...)."""
+    return {phase: times[phase] for phase in TIME_PHASES if phase in times} | times
 
 
 def _print_report(report: dict, stream) -> None:

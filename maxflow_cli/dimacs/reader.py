@@ -4,18 +4,26 @@ Format (DIMACS 1991 implementation challenge; Gutiérrez Mota 2012, ch. 2):
 ``c`` comment lines, one ``p max N M`` line, ``n ID s`` and ``n ID t``, then ``a U V CAP``
 per arc. Anything else is refused with the file, the line and what was expected, except the
 ``s <seed>`` line written by the original acyclic-dense generator, skipped with a warning.
+M may be 0: a network with no arcs is valid, its maximum flow 0. `_parse` reads line by line,
+one function per line kind.
 """
 
 import bz2
-import gzip
+import contextlib
+import itertools
 import lzma
+import os
 import sys
+import zlib
+from typing import Iterator
 
 import numba
 import numpy as np
 
+from maxflow_cli import memory
 from maxflow_cli.errors import InputError
-from maxflow_cli.limits import MAX_ARCS, MAX_VERTICES
+from maxflow_cli.limits import MAX_ARCS, MAX_CAPACITY, MAX_VERTICES
+from maxflow_cli.memory import NETWORK_BYTES_PER_ARC, human_bytes, residual_bytes
 from maxflow_cli.network import Network
 
 # Status codes of the parser; _error() turns each into a message.
@@ -81,20 +89,125 @@ def _grown(array, size):
     return bigger
 
 
+@numba.njit(cache=True, inline="always")
+def _split(buf, start, end, starts, ends):
+    """Bounds of the whitespace-separated tokens of buf[start:end] in `starts` and `ends`
+    (the first 5); returns how many tokens the line has."""
+    fields = 0
+    k = start
+    while k < end:
+        while k < end and _is_space(buf[k]):
+            k += 1
+        if k == end:
+            break
+        token_start = k
+        while k < end and not _is_space(buf[k]):
+            k += 1
+        if fields < 5:
+            starts[fields] = token_start
+            ends[fields] = k
+        fields += 1
+    return fields
+
+
+@numba.njit(cache=True, inline="always")
+def _point_at(info, starts, ends, field):
+    """Remember which token is being read: an error message quotes it."""
+    info[I_TOKEN_START] = starts[field]
+    info[I_TOKEN_END] = ends[field]
+
+
+@numba.njit(cache=True, inline="always")
+def _vertex(buf, starts, ends, field, n, info):
+    """(status, vertex id 1..n) of token `field`."""
+    _point_at(info, starts, ends, field)
+    vertex = _parse_unsigned(buf, starts[field], ends[field], n)
+    if vertex == _NOT_DIGITS:
+        return NOT_AN_INTEGER, 0
+    if vertex == _TOO_BIG or vertex == 0:
+        return VERTEX_RANGE, 0
+    return OK, vertex
+
+
 @numba.njit(cache=True)
-def _parse(buf, info):
-    """Parse the whole buffer: (status, tails, heads, caps), 0-based ids; details in `info`."""
+def _problem_line(buf, starts, ends, fields, info):
+    """'p max N M': N into info[I_N], M into info[I_M]; or the status of what is wrong."""
+    if fields != 4:
+        return FIELD_COUNT
+    _point_at(info, starts, ends, 1)
+    if ends[1] - starts[1] != 3 or buf[starts[1]] != 109 or buf[starts[1] + 1] != 97 \
+            or buf[starts[1] + 2] != 120:  # 'max'
+        return NOT_MAX
+    for field, slot, smallest, largest in ((2, I_N, 1, MAX_VERTICES), (3, I_M, 0, MAX_ARCS)):
+        _point_at(info, starts, ends, field)
+        value = _parse_unsigned(buf, starts[field], ends[field], 2**62)
+        if value == _TOO_BIG or value > largest:
+            return TOO_LARGE
+        if value < smallest:  # _NOT_DIGITS too
+            return BAD_SIZE
+        info[slot] = value
+    return OK
+
+
+@numba.njit(cache=True)
+def _node_line(buf, starts, ends, fields, line, info):
+    """'n ID s' or 'n ID t': the 0-based source or sink into info; or what is wrong."""
+    if fields != 3:
+        return FIELD_COUNT
+    status, vertex = _vertex(buf, starts, ends, 1, info[I_N], info)
+    if status != OK:
+        return status
+    _point_at(info, starts, ends, 2)
+    designation = buf[starts[2]]
+    if ends[2] - starts[2] != 1 or (designation != 115 and designation != 116):  # 's', 't'
+        return BAD_DESIGNATION
+    slot, line_slot = (I_SOURCE, I_SOURCE_LINE) if designation == 115 else (I_SINK, I_SINK_LINE)
+    if info[slot] >= 0:
+        info[I_OTHER_LINE] = info[line_slot]
+        return REPEATED_TERMINAL
+    info[slot] = vertex - 1
+    info[line_slot] = line
+    if info[I_SOURCE] == info[I_SINK]:
+        return SOURCE_IS_SINK
+    return OK
+
+
+@numba.njit(cache=True, inline="always")
+def _arc_line(buf, starts, ends, fields, info):
+    """'a U V CAP': (status, 0-based tail, 0-based head, capacity)."""
+    if fields != 4:
+        return FIELD_COUNT, 0, 0, 0
+    status, tail = _vertex(buf, starts, ends, 1, info[I_N], info)
+    if status != OK:
+        return status, 0, 0, 0
+    status, head = _vertex(buf, starts, ends, 2, info[I_N], info)
+    if status != OK:
+        return status, 0, 0, 0
+    _point_at(info, starts, ends, 3)
+    if buf[starts[3]] == 45:  # '-'
+        if _parse_unsigned(buf, starts[3] + 1, ends[3], MAX_CAPACITY) == _NOT_DIGITS:
+            return NOT_AN_INTEGER, 0, 0, 0
+        return NEGATIVE_CAPACITY, 0, 0, 0
+    capacity = _parse_unsigned(buf, starts[3], ends[3], MAX_CAPACITY)
+    if capacity == _NOT_DIGITS:
+        return NOT_AN_INTEGER, 0, 0, 0
+    if capacity == _TOO_BIG:
+        return CAPACITY_TOO_LARGE, 0, 0, 0
+    return OK, tail - 1, head - 1, capacity
+
+
+@numba.njit(cache=True)
+def _parse(buf, info, only_to_problem_line):
+    """Parse the buffer line by line: (status, tails, heads, caps), 0-based ids; details in
+    `info`. With `only_to_problem_line`, stop with OK once the 'p' line is read."""
     size = buf.shape[0]
     tails = np.empty(0, np.int32)
     heads = np.empty(0, np.int32)
     caps = np.empty(0, np.int64)
     starts = np.empty(5, np.int64)
     ends = np.empty(5, np.int64)
-    n = -1
-    declared_m = -1
+    info[I_N] = info[I_M] = info[I_SOURCE] = info[I_SINK] = -1
     arc_room = 0
-    source = -1
-    sink = -1
     arcs = 0
     line = 0
     pos = 0
@@ -105,61 +218,24 @@ def _parse(buf, info):
         while line_end < size and buf[line_end] != 10:
             line_end += 1
         info[I_LAST_UNTERMINATED] = 1 if line_end == size else 0
-        # Split the line into at most 5 tokens (counting any further ones).
-        fields = 0
-        k = pos
-        while k < line_end:
-            while k < line_end and _is_space(buf[k]):
-                k += 1
-            if k == line_end:
-                break
-            token_start = k
-            while k < line_end and not _is_space(buf[k]):
-                k += 1
-            if fields < 5:
-                starts[fields] = token_start
-                ends[fields] = k
-            fields += 1
+        fields = _split(buf, pos, line_end, starts, ends)
         pos = line_end + 1
         if fields == 0:
             continue
         info[I_FIELDS] = fields
-        info[I_TOKEN_START] = starts[0]
-        info[I_TOKEN_END] = ends[0]
+        _point_at(info, starts, ends, 0)
         kind = buf[starts[0]]
-        single = ends[0] - starts[0] == 1
         if kind == 99:  # 'c': comment, anywhere
             continue
-        if not single:
+        if ends[0] - starts[0] != 1:
             return UNKNOWN_LINE, tails, heads, caps
+        if kind != 112 and kind != 115 and info[I_N] < 0:  # 'a' or 'n' before 'p'
+            return (BEFORE_PROBLEM_LINE if kind == 97 or kind == 110 else UNKNOWN_LINE,
+                    tails, heads, caps)
         if kind == 97:  # 'a'
-            if n < 0:
-                return BEFORE_PROBLEM_LINE, tails, heads, caps
-            if fields != 4:
-                return FIELD_COUNT, tails, heads, caps
-            for f in range(1, 3):
-                info[I_TOKEN_START] = starts[f]
-                info[I_TOKEN_END] = ends[f]
-                vertex = _parse_unsigned(buf, starts[f], ends[f], n)
-                if vertex == _NOT_DIGITS:
-                    return NOT_AN_INTEGER, tails, heads, caps
-                if vertex == _TOO_BIG or vertex == 0:
-                    return VERTEX_RANGE, tails, heads, caps
-                if f == 1:
-                    tail = vertex
-                else:
-                    head = vertex
-            info[I_TOKEN_START] = starts[3]
-            info[I_TOKEN_END] = ends[3]
-            if buf[starts[3]] == 45:  # '-'
-                if _parse_unsigned(buf, starts[3] + 1, ends[3], 2**62) == _NOT_DIGITS:
-                    return NOT_AN_INTEGER, tails, heads, caps
-                return NEGATIVE_CAPACITY, tails, heads, caps
-            capacity = _parse_unsigned(buf, starts[3], ends[3], 2**62)
-            if capacity == _NOT_DIGITS:
-                return NOT_AN_INTEGER, tails, heads, caps
-            if capacity == _TOO_BIG:
-                return CAPACITY_TOO_LARGE, tails, heads, caps
+            status, tail, head, capacity = _arc_line(buf, starts, ends, fields, info)
+            if status != OK:
+                return status, tails, heads, caps
             if arcs == tails.shape[0]:  # more `a` lines than the `p` line said
                 if arcs == MAX_ARCS:
                     return TOO_LARGE, tails, heads, caps
@@ -167,125 +243,165 @@ def _parse(buf, info):
                 tails = _grown(tails, room)
                 heads = _grown(heads, room)
                 caps = _grown(caps, room)
-            tails[arcs] = tail - 1
-            heads[arcs] = head - 1
+            tails[arcs] = tail
+            heads[arcs] = head
             caps[arcs] = capacity
             arcs += 1
         elif kind == 112:  # 'p'
-            if n >= 0:
+            if info[I_N] >= 0:
                 info[I_OTHER_LINE] = info[I_P_LINE]
                 return SECOND_PROBLEM_LINE, tails, heads, caps
-            if fields != 4:
-                return FIELD_COUNT, tails, heads, caps
-            info[I_TOKEN_START] = starts[1]
-            info[I_TOKEN_END] = ends[1]
-            if ends[1] - starts[1] != 3 or buf[starts[1]] != 109 or buf[starts[1] + 1] != 97 \
-                    or buf[starts[1] + 2] != 120:
-                return NOT_MAX, tails, heads, caps
-            for f in range(2, 4):
-                info[I_TOKEN_START] = starts[f]
-                info[I_TOKEN_END] = ends[f]
-                value = _parse_unsigned(buf, starts[f], ends[f], 2**62)
-                if value == _NOT_DIGITS or value == 0:
-                    return BAD_SIZE, tails, heads, caps
-                if value == _TOO_BIG or value > (MAX_VERTICES if f == 2 else MAX_ARCS):
-                    return TOO_LARGE, tails, heads, caps
-                if f == 2:
-                    n = value
-                else:
-                    declared_m = value
+            status = _problem_line(buf, starts, ends, fields, info)
+            if status != OK:
+                info[I_N] = -1
+                return status, tails, heads, caps
             info[I_P_LINE] = line
-            info[I_N] = n
-            info[I_M] = declared_m
+            if only_to_problem_line:
+                return OK, tails, heads, caps
             # An arc line takes at least 7 bytes: never allocate beyond what the file holds.
             arc_room = (size - pos) // 7 + 1
-            room = min(declared_m, arc_room)
+            room = min(info[I_M], arc_room)
             tails = np.empty(room, np.int32)
             heads = np.empty(room, np.int32)
             caps = np.empty(room, np.int64)
         elif kind == 110:  # 'n'
-            if n < 0:
-                return BEFORE_PROBLEM_LINE, tails, heads, caps
-            if fields != 3:
-                return FIELD_COUNT, tails, heads, caps
-            info[I_TOKEN_START] = starts[1]
-            info[I_TOKEN_END] = ends[1]
-            vertex = _parse_unsigned(buf, starts[1], ends[1], n)
-            if vertex == _NOT_DIGITS:
-                return NOT_AN_INTEGER, tails, heads, caps
-            if vertex == _TOO_BIG or vertex == 0:
-                return VERTEX_RANGE, tails, heads, caps
-            info[I_TOKEN_START] = starts[2]
-            info[I_TOKEN_END] = ends[2]
-            if ends[2] - starts[2] != 1 or (buf[starts[2]] != 115 and buf[starts[2]] != 116):
-                return BAD_DESIGNATION, tails, heads, caps
-            if buf[starts[2]] == 115:  # 's'
-                if source >= 0:
-                    info[I_OTHER_LINE] = info[I_SOURCE_LINE]
-                    return REPEATED_TERMINAL, tails, heads, caps
-                source = vertex - 1
-                info[I_SOURCE_LINE] = line
-            else:
-                if sink >= 0:
-                    info[I_OTHER_LINE] = info[I_SINK_LINE]
-                    return REPEATED_TERMINAL, tails, heads, caps
-                sink = vertex - 1
-                info[I_SINK_LINE] = line
-            if source >= 0 and source == sink:
-                return SOURCE_IS_SINK, tails, heads, caps
+            status = _node_line(buf, starts, ends, fields, line, info)
+            if status != OK:
+                return status, tails, heads, caps
         elif kind == 115 and info[I_SEED_LINE] == 0:  # 's <seed>' of the acyclic-dense generator
             info[I_SEED_LINE] = line
         else:
             return UNKNOWN_LINE, tails, heads, caps
     info[I_ARCS] = arcs
-    if n < 0:
+    if info[I_N] < 0:
         return NO_PROBLEM_LINE, tails, heads, caps
-    info[I_SOURCE] = source
-    info[I_SINK] = sink
-    if source < 0 or sink < 0:
+    if info[I_SOURCE] < 0 or info[I_SINK] < 0:
         return MISSING_TERMINAL, tails, heads, caps
-    if arcs != declared_m:
+    if arcs != info[I_M]:
         return ARC_COUNT, tails, heads, caps
     return OK, tails, heads, caps
 
 
-def read_bytes(path: str) -> bytes:
-    """The file's bytes, decompressed by magic number (gzip, bzip2, xz); '-' reads stdin."""
+PROBE_BYTES = 4 * 2**20
+"""The 'p' line must come within this many bytes: a stream without one (a binary file, /dev/zero)
+is not read further."""
+
+READ_CHUNK = 64 * 2**20
+_DECOMPRESSORS = {b"\x1f\x8b": lambda: zlib.decompressobj(wbits=31), b"BZh": bz2.BZ2Decompressor,
+                  b"\xfd7zXZ\x00": lzma.LZMADecompressor}
+SHOWN_TOKEN = 40
+"""Characters of a bad token an error message quotes; the rest is counted, not printed."""
+
+
+def _raw_chunks(path: str, name: str) -> Iterator[bytes]:
+    """The input's bytes as they are stored, a chunk at a time; '-' reads stdin."""
     try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as stream:
-                data = stream.read()
+        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
+        with contextlib.nullcontext(stream) if path == "-" else stream:
+            while chunk := stream.read(READ_CHUNK):
+                yield chunk
     except OSError as error:
-        raise InputError(path, None, f"cannot read: {error.strerror}") from None
+        raise InputError(name, None, f"cannot read: {error.strerror}") from None
+
+
+def _chunks(path: str, name: str) -> Iterator[bytes]:
+    """The input's text a chunk at a time, decompressed by magic number (gzip, bzip2, xz;
+    concatenated streams too)."""
+    raw = _raw_chunks(path, name)
+    first = next(raw, b"")
+    make = next((make for magic, make in _DECOMPRESSORS.items() if first.startswith(magic)), None)
+    if make is None:
+        yield first
+        yield from raw
+        return
+    decompressor = make()
     try:
-        if data[:2] == b"\x1f\x8b":
-            return gzip.decompress(data)
-        if data[:3] == b"BZh":
-            return bz2.decompress(data)
-        if data[:6] == b"\xfd7zXZ\x00":
-            return lzma.decompress(data)
-    except (OSError, EOFError, lzma.LZMAError, ValueError) as error:
-        raise InputError(path, None, f"corrupt compressed file: {error}") from None
-    return data
+        for chunk in itertools.chain([first], raw):
+            while chunk:
+                yield decompressor.decompress(chunk)
+                chunk = decompressor.unused_data if decompressor.eof else b""
+                if chunk:
+                    decompressor = make()
+        if not decompressor.eof:
+            raise EOFError("the compressed data ends early")
+    except (OSError, EOFError, lzma.LZMAError, zlib.error, ValueError) as error:
+        raise InputError(name, None, f"corrupt compressed file: {error}") from None
+
+
+def is_compressed(path: str) -> bool:
+    """Whether the file starts with the magic number of gzip, bzip2 or xz."""
+    head = next(_raw_chunks(path, path), b"")
+    return any(head.startswith(magic) for magic in _DECOMPRESSORS)
+
+
+def text_chunks(path: str) -> Iterator[bytes]:
+    """The file's text a chunk at a time, decompressed where it is compressed."""
+    return _chunks(path, path)
 
 
 def read_network(path: str, lenient: bool = False) -> tuple[Network, list[str]]:
     """Read a DIMACS max file (see the module docstring); return the network and warnings.
 
-    With ``lenient``, a number of `a` lines different from the `p` line's M is a warning.
-    Raises InputError naming the file, the line and what was expected.
+    The 'p' line is read first, from at most PROBE_BYTES: an input without one is refused
+    there, and a network this machine has no memory to solve is refused before the rest is
+    read. With ``lenient``, a number of `a` lines different from the `p` line's M is a
+    warning. Raises InputError naming the file, the line and what was expected.
     """
     name = "<stdin>" if path == "-" else path
-    return parse_network(read_bytes(path), name, lenient)
+    chunks = _chunks(path, name)
+    parts = []
+    for chunk in chunks:
+        parts.append(chunk)
+        if sum(map(len, parts)) >= PROBE_BYTES:
+            break
+    head = b"".join(parts)
+    whole = len(head) < PROBE_BYTES
+    n, m = _problem_size(head, name, whole)
+    # The text is let go once parsed, before the residual graph is built.
+    memory.require(NETWORK_BYTES_PER_ARC * m + max(_stored_size(path, len(head)),
+                                                   residual_bytes(n, m)),
+                   f"{name}: a network of {n:,} vertices and {m:,} arcs")
+    if whole:
+        return parse_network(head, name, lenient)
+    parts = [head]
+    try:
+        parts += chunks
+        data = b"".join(parts)
+    except MemoryError:
+        raise InputError(name, None, "out of memory while reading it") from None
+    del parts
+    return parse_network(data, name, lenient)
 
 
-def parse_network(data: bytes, name: str = "<input>", lenient: bool = False):
+def _stored_size(path: str, read: int) -> int:
+    """The input's size where it can be known before reading it (a regular file), else what
+    has been read so far."""
+    try:
+        return max(read, os.stat(path).st_size) if path != "-" else read
+    except OSError:
+        return read
+
+
+def _problem_size(head: bytes, name: str, whole: bool) -> tuple[int, int]:
+    """N and M of the 'p' line in the input's first bytes, `head` (all of it when `whole`);
+    an InputError for what comes wrong before it."""
+    if not whole:  # only complete lines: a line cut at the end of the probe is no error
+        head = head[:head.rfind(b"\n") + 1]
+    info = np.zeros(INFO_SIZE, dtype=np.int64)
+    status, _, _, _ = _parse(np.frombuffer(head, dtype=np.uint8), info, True)
+    if status == NO_PROBLEM_LINE and not whole:
+        raise InputError(name, None, f"no 'p max N M' line in the first {human_bytes(PROBE_BYTES)}"
+                                     ": not a DIMACS max file")
+    if status != OK:
+        raise _error(status, info, head, name)
+    return int(info[I_N]), int(info[I_M])
+
+
+def parse_network(data: bytes | bytearray, name: str = "<input>", lenient: bool = False):
     """Parse DIMACS max text already in memory; see read_network."""
     buf = np.frombuffer(data, dtype=np.uint8)
     info = np.zeros(INFO_SIZE, dtype=np.int64)
-    status, tails, heads, caps = _parse(buf, info)
+    status, tails, heads, caps = _parse(buf, info, False)
     warnings = []
     if status == ARC_COUNT and lenient:
         warnings.append(
@@ -310,29 +426,39 @@ def parse_network(data: bytes, name: str = "<input>", lenient: bool = False):
     return network, warnings
 
 
-def _error(status: int, info: np.ndarray, data: bytes, name: str) -> InputError:
+def _quoted(token: bytes) -> str:
+    """A token as an error message quotes it: control bytes escaped, at most SHOWN_TOKEN
+    characters (a binary file's 'token' can be megabytes long)."""
+    text = token[:SHOWN_TOKEN].decode("utf-8", "backslashreplace")
+    text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+    return f"'{text}'" if len(token) <= SHOWN_TOKEN else f"'{text}...' ({len(token):,} bytes)"
+
+
+def _error(status: int, info: np.ndarray, data: bytes | bytearray, name: str) -> InputError:
     """The InputError for a parser status: the line, and what was expected there."""
-    token = data[info[I_TOKEN_START]:info[I_TOKEN_END]].decode("utf-8", "replace")
+    start, end = int(info[I_TOKEN_START]), int(info[I_TOKEN_END])
+    raw = bytes(data[start:end])
+    token = _quoted(raw)
     line = int(info[I_LINE])
     n = int(info[I_N])
     messages = {
-        BEFORE_PROBLEM_LINE: f"'{token}' line before the 'p max N M' line",
+        BEFORE_PROBLEM_LINE: f"{token} line before the 'p max N M' line",
         SECOND_PROBLEM_LINE: f"a second 'p' line (the first is on line {info[I_OTHER_LINE]})",
-        NOT_MAX: f"problem type '{token}', expected 'max'",
-        BAD_SIZE: f"expected 'p max N M' with N and M positive integers, found '{token}'",
-        TOO_LARGE: f"'{token}' is too large: at most {MAX_VERTICES} vertices and {MAX_ARCS} arcs",
-        VERTEX_RANGE: f"vertex id '{token}' outside 1..{n}",
-        REPEATED_TERMINAL: f"a second '{token}' line (the first is on line {info[I_OTHER_LINE]})",
+        NOT_MAX: f"problem type {token}, expected 'max'",
+        BAD_SIZE: f"expected 'p max N M' with integers N >= 1 and M >= 0, found {token}",
+        TOO_LARGE: f"{token} is too large: at most {MAX_VERTICES} vertices and {MAX_ARCS} arcs",
+        VERTEX_RANGE: f"vertex id {token} outside 1..{n}",
+        REPEATED_TERMINAL: f"a second {token} line (the first is on line {info[I_OTHER_LINE]})",
         SOURCE_IS_SINK: "the source and the sink are the same vertex",
-        NEGATIVE_CAPACITY: f"negative capacity '{token}', expected an integer >= 0",
-        NOT_AN_INTEGER: f"expected an integer, found '{token}'",
-        CAPACITY_TOO_LARGE: f"capacity '{token}' is above the largest accepted, 2^62",
-        UNKNOWN_LINE: f"unknown line type '{token}', expected one of c, p, n, a",
-        BAD_DESIGNATION: f"expected 'n ID s' or 'n ID t', found '{token}'",
+        NEGATIVE_CAPACITY: f"negative capacity {token}, expected an integer >= 0",
+        NOT_AN_INTEGER: f"expected an integer, found {token}",
+        CAPACITY_TOO_LARGE: f"capacity {token} is above the largest accepted, 2^62",
+        UNKNOWN_LINE: f"unknown line type {token}, expected one of c, p, n, a",
+        BAD_DESIGNATION: f"expected 'n ID s' or 'n ID t', found {token}",
     }
     if status == FIELD_COUNT:
         expected = {"a": "'a U V CAP' (4 fields)", "p": "'p max N M' (4 fields)",
-                    "n": "'n ID s' or 'n ID t' (3 fields)"}[token]
+                    "n": "'n ID s' or 'n ID t' (3 fields)"}[raw.decode()]
         message = f"expected {expected}, found {info[I_FIELDS]} fields"
     elif status == NO_PROBLEM_LINE:
         return InputError(name, None, "no 'p max N M' line")
@@ -346,6 +472,10 @@ def _error(status: int, info: np.ndarray, data: bytes, name: str) -> InputError:
             "(--lenient accepts this with a warning)")
     else:
         message = messages[status]
-    if info[I_LAST_UNTERMINATED]:
+    line_start = data.rfind(b"\n", 0, start) + 1
+    line_end = data.find(b"\n", start)
+    if b"\r" in data[line_start:len(data) if line_end < 0 else line_end].rstrip(b"\r"):
+        message += " (the lines end in CR only: DIMACS files need LF or CR LF line endings)"
+    elif info[I_LAST_UNTERMINATED]:
         message += " (the file ends in the middle of this line: truncated?)"
     return InputError(name, line, message)

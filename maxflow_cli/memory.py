@@ -1,0 +1,55 @@
+"""Memory a request needs, checked against what the machine has before the memory is asked
+for: a network too large for this machine is refused in a moment, with the figures, instead of
+failing after seconds of allocation (or being killed by the kernel)."""
+
+
+from maxflow_cli.errors import MaxflowError
+
+NETWORK_BYTES_PER_ARC = 16
+"""A Network's arrays: tail and head (int32) and capacity (int64) per arc."""
+
+
+def residual_bytes(n: int, m: int) -> int:
+    """The least memory building a residual graph of the network and solving on it adds to the
+    network's own: the graph's forward-star arrays (first, head, rev, cap, arc_of_input:
+    36 m + 4 n), then either the builder's transient placement arrays (16 m + 4 n) or the
+    preflow state every solver keeps (residuals, excesses, labels: 16 m + 12 n), the larger.
+    Solvers add their own."""
+    return 52 * m + 16 * n
+
+
+def available() -> int | None:
+    """Bytes this process can still allocate without swapping: the kernel's MemAvailable,
+    lowered by a cgroup limit where one is set; None where neither can be read."""
+    figures = []
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    figures.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/memory.max") as limit, \
+                open("/sys/fs/cgroup/memory.current") as current:
+            figures.append(int(limit.read()) - int(current.read()))
+    except (OSError, ValueError):  # no cgroup v2 limit ("max" reads as ValueError)
+        pass
+    return min(figures) if figures else None
+
+
+def require(needed: int, what: str) -> None:
+    """Raise a MaxflowError saying so when `needed` bytes exceed what is available."""
+    free = available()
+    if free is not None and needed > free:
+        raise MaxflowError(f"{what} needs about {human_bytes(needed)} of memory; "
+                           f"this machine has {human_bytes(free)} available")
+
+
+def human_bytes(size: int) -> str:
+    """A byte count as '780 kB', '35 MB', '1.2 GB'."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            digits = 1 if size < 10 * scale else 0
+            return f"{size / scale:.{digits}f} {unit}"
+    return f"{size} B"
