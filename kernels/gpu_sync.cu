@@ -30,13 +30,10 @@ namespace cg = cooperative_groups;
 #define RES_T long long
 #endif
 
-#ifndef BLOCK
 #define BLOCK 512
-#endif
-#ifndef MIN_BLOCKS
 #define MIN_BLOCKS 2        // blocks of BLOCK threads resident per multiprocessor
-#endif
 #define MAX_STEPS 64        // push or relabel steps per vertex per round
+#define UNROLL 4            // arcs per lane whose loads are issued together
 
 // Slots of `stats` (64-bit), shared with the host (kernels/gpu_sync.py).
 #define WORK 0          // arcs scanned + BETA per relabel since the last global relabel
@@ -52,9 +49,6 @@ namespace cg = cooperative_groups;
 
 typedef unsigned long long u64;
 
-#ifndef SPIN_PAUSE
-#define SPIN_PAUSE __nanosleep(32)
-#endif
 
 static __device__ __forceinline__ void add_res(RES_T *address, long long value)
 {
@@ -79,7 +73,7 @@ static __device__ void grid_barrier(long long *stats)
             atomicAdd(reinterpret_cast<u64 *>(&stats[GENERATION]), 1ULL);
         } else {
             while (*generation == seen)
-                SPIN_PAUSE;
+                __nanosleep(32);
         }
         __threadfence();
     }
@@ -148,16 +142,28 @@ static __device__ __forceinline__ long long group_broadcast(Group g, long long v
 
 // ---------------------------------------------------------------- global relabel
 
-// Labels w = level + 1 through arc a of u (the residual arc (w, u)); queues w once.
-static __device__ __forceinline__ void visit(int a, int level, int n, int source,
-                                             const int *head, const int *rev,
+// Labels w = level + 1 through the arcs a, a + width, ... (up to UNROLL of them, below end) of
+// a frontier vertex, for each open arc (w, u); queues each w once. The loads of all of them
+// are issued before the first label is claimed.
+static __device__ __forceinline__ void visit(int a, int end, int width, int level, int n,
+                                             int source, const int *head, const int *rev,
                                              const RES_T *res, int *label, int *next,
                                              long long *next_count)
 {
-    int w = __ldg(&head[a]);
-    if (w != source && fresh(&label[w]) == n && __ldg(&res[__ldg(&rev[a])]) > 0
-        && atomicCAS(&label[w], n, level + 1) == n)
-        append(next, next_count, w);
+    int w[UNROLL];
+    bool open[UNROLL];
+#pragma unroll
+    for (int k = 0; k < UNROLL; ++k) {
+        int b = a + k * width;
+        w[k] = b < end ? __ldg(&head[b]) : source;
+        open[k] = b < end && __ldg(&res[__ldg(&rev[b])]) > 0;
+    }
+#pragma unroll
+    for (int k = 0; k < UNROLL; ++k) {
+        if (w[k] != source && open[k] && fresh(&label[w[k]]) == n
+            && atomicCAS(&label[w[k]], n, level + 1) == n)
+            append(next, next_count, w[k]);
+    }
 }
 
 // Exact distances to the sink over residual arcs (n where the sink is out of reach; the
@@ -191,8 +197,9 @@ global_relabel_kernel(int n, int source, int sink, int width, const int *first,
         long long *next_count = &stats[COUNTS + (level + 1) % 3];
         for (long long i = id / width; i < count; i += threads / width) {
             int u = frontier[i];
-            for (int a = first[u] + g.rank; a < first[u + 1]; a += width)
-                visit(a, level, n, source, head, rev, res, label, next, next_count);
+            int end = first[u + 1];
+            for (int a = first[u] + g.rank; a < end; a += UNROLL * width)
+                visit(a, end, width, level, n, source, head, rev, res, label, next, next_count);
         }
         grid_barrier(stats);
     }
@@ -267,9 +274,12 @@ static __device__ long long discharge(Group g, int u, int round, int n, int sour
     long long work = 0;
     for (int step = 0; step < MAX_STEPS && e > 0 && h < n; ++step) {
         int lowest = 2 * n;
-        for (int a = begin + g.rank; a < end; a += g.width)
-            if (fresh(&res[a]) > 0)
-                lowest = min(lowest, fresh(&label[head[a]]));
+#pragma unroll 4  // UNROLL
+        for (int a = begin + g.rank; a < end; a += g.width) {
+            int l = fresh(&label[__ldg(&head[a])]);  // loaded whatever the residual: in flight
+            if (fresh(&res[a]) > 0)                   // together with it
+                lowest = min(lowest, l);
+        }
         lowest = group_min(g, lowest);
         work += end - begin;
         if (lowest >= 2 * n)

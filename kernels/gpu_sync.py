@@ -76,7 +76,7 @@ class SyncTwinDevice(SyncDevice):
     def __init__(self, graph, res, excess, width: int):
         super().__init__(graph, width)
         n = graph.n
-        self.res = res.astype(residual_type(graph))
+        self.res = res.copy()
         self.excess = excess.copy()
         self.stats = gpu_sync_cpu.new_stats()
         self.arguments = self._common_arguments() | {
@@ -107,9 +107,9 @@ class SyncGpuDevice(SyncDevice):
         super().__init__(graph, width)
         self.cuda = cuda
         self.allocations = []
-        res_type = residual_type(graph)
+        res_type = res.dtype.type
         try:
-            self._open(graph, res.astype(res_type), excess, res_type)
+            self._open(graph, res, excess, res_type)
         except cuda.Error as error:
             self.close()
             if isinstance(error, getattr(cuda, "CompileError", ())):
@@ -128,7 +128,6 @@ class SyncGpuDevice(SyncDevice):
         device = cuda.Context.get_device()
         multiprocessors = device.get_attribute(cuda.device_attribute.MULTIPROCESSOR_COUNT)
         self.grid = (multiprocessors * MIN_BLOCKS, 1)
-        self.res_type = res_type
         n = graph.n
         self.stats_host = gpu_sync_cpu.new_stats()
         self.arguments = self._common_arguments() | {
@@ -155,9 +154,7 @@ class SyncGpuDevice(SyncDevice):
         return self.stats_host.copy()
 
     def download(self, res: np.ndarray, excess: np.ndarray) -> None:
-        on_device = np.empty(res.shape[0], self.res_type)
-        self.cuda.memcpy_dtoh(on_device, self.arguments["res"])
-        res[:] = on_device
+        self.cuda.memcpy_dtoh(res, self.arguments["res"])
         self.cuda.memcpy_dtoh(excess, self.arguments["excess"])
 
     def close(self) -> None:
@@ -178,7 +175,8 @@ def group_width(graph) -> int:
 
 def open_sync_device(kind: str, graph, res: np.ndarray, excess: np.ndarray, width: int = 0):
     """A SyncGpuDevice (kind "gpu") or SyncTwinDevice ("cpu") holding `graph` and the
-    preflow (res, excess); the GPU's lane groups are `width` wide (0: group_width)."""
+    preflow (res, of residual_type(graph); excess); the GPU's lane groups are `width` wide
+    (0: group_width)."""
     if width & (width - 1):
         raise ParameterError(f"--group-size {width}: must be a power of two (or 0)")
     device = SyncGpuDevice if kind == "gpu" else SyncTwinDevice

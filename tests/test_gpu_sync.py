@@ -19,6 +19,7 @@ def _open(kind, graph):
     if kind == "gpu" and kernels.gpu_unavailable():
         pytest.skip(kernels.gpu_unavailable())
     res, excess, _, _ = initialize_preflow(graph)
+    res = res.astype(residual_type(graph))
     return open_sync_device(kind, graph, res, excess), res, excess
 
 

@@ -18,9 +18,9 @@ import time
 import numpy as np
 
 from maxflow_cli.kernels import gpu_sync_cpu
-from maxflow_cli.kernels.gpu_sync import open_sync_device
+from maxflow_cli.kernels.gpu_sync import open_sync_device, residual_type
 from maxflow_cli.pushrelabel.highest_label import timed_stage_two
-from maxflow_cli.pushrelabel.relabel import initialize_preflow
+from maxflow_cli.pushrelabel.relabel import saturate_source_arcs
 from maxflow_cli.registry import Parameter, SolveOptions, register_with_kernels
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
@@ -33,7 +33,9 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     active vertex."""
     params = options.params
     started = time.perf_counter()
-    res, excess, _, _ = initialize_preflow(graph)
+    res = graph.cap.astype(residual_type(graph))  # He & Hong's Program 2, in the device's width
+    excess = np.zeros(graph.n, np.int64)
+    saturate_source_arcs(graph.first, graph.head, graph.rev, res, excess, graph.source)
     frequency = params["global_update_frequency"]
     budget = int((params["alpha"] * graph.n + graph.m) / frequency) if frequency > 0 \
         else 2**62
@@ -55,13 +57,14 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     finally:
         device.close()
     flow_value = int(excess[graph.sink])
+    res = res.astype(np.int64)
     if options.want_flow:
         timed_stage_two(graph, res, excess, times)
     counters = {"rounds": int(stats[gpu_sync_cpu.ROUND]), "global_relabels": relabels,
                 "pushes": int(stats[gpu_sync_cpu.PUSHES]),
                 "relabels": int(stats[gpu_sync_cpu.RELABELS]),
                 "bfs_levels": int(stats[gpu_sync_cpu.BFS_LEVELS])}
-    return SolveResult("gpu-sync", flow_value, np.asarray(res), options.want_flow, times,
+    return SolveResult("gpu-sync", flow_value, res, options.want_flow, times,
                        counters, trace)
 
 
