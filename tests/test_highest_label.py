@@ -1,9 +1,13 @@
 """pushrelabel.highest_label, hi_pr's core: the operations of hi_pr itself, resumable from a
 handed-over state, and with Alvino's parallel gap exactly as with hi_pr's."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
-from fixtures import DATA, VECTORS
+from fixtures import DATA, ROOT, VECTORS
 from test_solvers import INSTANCES, assert_certified
 
 from maxflow_cli.check import check_answer
@@ -90,3 +94,33 @@ def test_hipr_with_alvino_parallel_gap_does_exactly_what_hi_pr_gap_does(path, ex
     for before, after in zip(*outcomes):
         assert np.array_equal(before, after)
     assert int(excess[graph.sink]) == expected
+
+
+STAGE_ONE_IN_A_NEW_PROCESS = """
+import sys
+import numpy as np
+from maxflow_cli.dimacs.reader import read_network
+from maxflow_cli.pushrelabel.highest_label import hipr_initialize, hipr_stage_one
+from maxflow_cli.residual import build_residual
+graph = build_residual(read_network("data/clrs.max")[0])
+res, excess = graph.initial_residuals(), np.zeros(graph.n, np.int64)
+label, counters = np.empty(graph.n, np.int32), np.zeros(6, np.int64)
+hipr_initialize(graph.first, graph.head, graph.rev, res, excess, label, graph.source, graph.sink)
+arguments = (graph.first, graph.head, graph.rev, res, excess, label, graph.source, graph.sink,
+             0.5, 6, 12, False, counters)
+if sys.argv[1] == "parallel":
+    hipr_stage_one(*arguments, True)
+else:
+    hipr_stage_one(*arguments)
+assert excess[graph.sink] == 23
+"""
+
+
+def test_hipr_stage_one_loads_from_numba_cache_in_a_new_process(tmp_path):
+    """One process compiles hipr_stage_one, a second its parallel-gap version (the first's
+    code in Numba's disk cache), a third loads that version from the cache: none crashes."""
+    environment = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    for version in ("sequential", "parallel", "parallel"):
+        done = subprocess.run([sys.executable, "-c", STAGE_ONE_IN_A_NEW_PROCESS, version],
+                              cwd=ROOT, env=environment, capture_output=True, text=True)
+        assert done.returncode == 0, f"{version}: exit {done.returncode}\n{done.stderr}"
