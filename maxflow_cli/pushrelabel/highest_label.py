@@ -262,7 +262,9 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     Vertex numbers, arc numbers and labels go in as unsigned views: Numba guards every access
     through a signed index against negative indices (a compare and a select on the length of
     the array), which cost more than half again hi_pr's time; through an unsigned one it
-    does not.
+    does not. The work arrays (current arcs, buckets) are made here and passed in, because
+    Numba prunes the reference counting around the helpers inlined in _stage_one for the
+    arrays it is given, not for arrays it makes itself.
     """
     n = label.shape[0]
     current = first[:n].view(np.uint32).copy()
