@@ -121,6 +121,6 @@ def test_hipr_stage_one_loads_from_numba_cache_in_a_new_process(tmp_path):
     code in Numba's disk cache), a third loads that version from the cache: none crashes."""
     environment = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     for version in ("sequential", "parallel", "parallel"):
-        done = subprocess.run([sys.executable, "-c", STAGE_ONE_IN_A_NEW_PROCESS, version],
+        done = subprocess.run([sys.executable, "-I", "-c", STAGE_ONE_IN_A_NEW_PROCESS, version],
                               cwd=ROOT, env=environment, capture_output=True, text=True)
         assert done.returncode == 0, f"{version}: exit {done.returncode}\n{done.stderr}"
