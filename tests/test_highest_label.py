@@ -1,8 +1,13 @@
-"""pushrelabel.highest_label, hi_pr's core: resumable from a handed-over state, and with
-Alvino's parallel gap exactly as with hi_pr's."""
+"""pushrelabel.highest_label, hi_pr's core: the operations of hi_pr itself, resumable from a
+handed-over state, and with Alvino's parallel gap exactly as with hi_pr's."""
+
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from fixtures import DATA, ROOT, VECTORS
 from test_solvers import INSTANCES, assert_certified
 
 from maxflow_cli.check import check_answer
@@ -14,8 +19,34 @@ from maxflow_cli.pushrelabel.highest_label import (
     hipr_stage_one,
 )
 from maxflow_cli.pushrelabel.relabel import reverse_bfs
+from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
 from maxflow_cli.result import SolveResult
+
+# What Goldberg & Cherkassky's hi_pr 3.6, built with -DPRINT_STAT, prints for these instances
+# (`c pushes:`, `relabels:`, `updates:`, `gaps:`; 's' lines removed from the ac files, which it
+# refuses). Its push count includes its saturation of the source arcs. edge-cases.max has a
+# self-loop at a vertex that is relabeled.
+HI_PR_COUNTS = {
+    DATA / "clrs.max": (12, 8, 1, 1),
+    DATA / "edge-cases.max": (10, 4, 0, 1),
+    DATA / "unreachable-sink.max": (4, 4, 0, 1),
+    VECTORS / "ac_n200_seed2.max": (936, 271, 1, 7),
+    VECTORS / "genrmf_a8_b64_c1-1_c2-10000_seed3.max": (26248, 14958, 3, 5),
+    VECTORS / "rlg_w64_l128_cap10000_seed-5.max": (73899, 25624, 3, 48),
+}
+
+
+@pytest.mark.parametrize("path", HI_PR_COUNTS, ids=[p.name for p in HI_PR_COUNTS])
+def test_hipr_does_what_hi_pr_does(path):
+    """Every push, relabel, global update and gap of hi_pr, no more, no fewer."""
+    graph = build_residual(read_network(str(path))[0])
+    hipr = get_solver("hipr")
+    counters = hipr.solve(graph, hipr.resolve(SolveOptions())).counters
+    source_arcs = graph.head[graph.first[graph.source]:graph.first[graph.source + 1]]
+    saturations = int(np.count_nonzero(source_arcs != graph.source))
+    assert (counters["pushes"] + saturations, counters["relabels"], counters["global_updates"],
+            counters["gaps"]) == HI_PR_COUNTS[path]
 
 
 @pytest.mark.parametrize("path,expected", INSTANCES[:12], ids=[p.name for p, _ in INSTANCES[:12]])
@@ -63,3 +94,33 @@ def test_hipr_with_alvino_parallel_gap_does_exactly_what_hi_pr_gap_does(path, ex
     for before, after in zip(*outcomes):
         assert np.array_equal(before, after)
     assert int(excess[graph.sink]) == expected
+
+
+STAGE_ONE_IN_A_NEW_PROCESS = """
+import sys
+import numpy as np
+from maxflow_cli.dimacs.reader import read_network
+from maxflow_cli.pushrelabel.highest_label import hipr_initialize, hipr_stage_one
+from maxflow_cli.residual import build_residual
+graph = build_residual(read_network("data/clrs.max")[0])
+res, excess = graph.initial_residuals(), np.zeros(graph.n, np.int64)
+label, counters = np.empty(graph.n, np.int32), np.zeros(6, np.int64)
+hipr_initialize(graph.first, graph.head, graph.rev, res, excess, label, graph.source, graph.sink)
+arguments = (graph.first, graph.head, graph.rev, res, excess, label, graph.source, graph.sink,
+             0.5, 6, 12, False, counters)
+if sys.argv[1] == "parallel":
+    hipr_stage_one(*arguments, True)
+else:
+    hipr_stage_one(*arguments)
+assert excess[graph.sink] == 23
+"""
+
+
+def test_hipr_stage_one_loads_from_numba_cache_in_a_new_process(tmp_path):
+    """One process compiles hipr_stage_one, a second its parallel-gap version (the first's
+    code in Numba's disk cache), a third loads that version from the cache: none crashes."""
+    environment = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    for version in ("sequential", "parallel", "parallel"):
+        done = subprocess.run([sys.executable, "-I", "-c", STAGE_ONE_IN_A_NEW_PROCESS, version],
+                              cwd=ROOT, env=environment, capture_output=True, text=True)
+        assert done.returncode == 0, f"{version}: exit {done.returncode}\n{done.stderr}"

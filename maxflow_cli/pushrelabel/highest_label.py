@@ -42,6 +42,13 @@ def hipr_initialize(first, head, rev, res, excess, label, source, sink):
 
 
 @numba.njit(cache=True, inline="always")
+def _add_active(i, d, first_active, b_next):
+    """hi_pr's aAdd (the bounds aside): put i at the front of the active list of bucket d."""
+    b_next[i] = first_active[d]
+    first_active[d] = i
+
+
+@numba.njit(cache=True, inline="always")
 def _add_inactive(i, d, first_inactive, b_next, b_prev):
     """hi_pr's iAdd: put i at the front of the inactive list of bucket d (n is the sentinel)."""
     nxt = first_inactive[d]
@@ -65,15 +72,11 @@ def _build_buckets(label, excess, source, sink, first_active, first_inactive, b_
         d = label[i]
         if i == source or d >= n:
             continue
-        if d > d_max:
-            d_max = d
+        d_max = max(d_max, d)
         if excess[i] > 0 and i != sink:
-            b_next[i] = first_active[d]
-            first_active[d] = i
-            if d > a_max:
-                a_max = d
-            if d < a_min:
-                a_min = d
+            _add_active(i, d, first_active, b_next)
+            a_max = max(a_max, d)
+            a_min = min(a_min, d)
         else:
             _add_inactive(i, d, first_inactive, b_next, b_prev)
     return a_max, a_min, d_max
@@ -86,7 +89,7 @@ def _global_update(first, head, rev, res, excess, label, current, sink,
 
     As in hi_pr, the BFS scans each level's inactive list, then its active list, and files
     every newly labelled vertex at the front of its list, so the buckets (and the discharge
-    order that follows) come out in hi_pr's order.
+    order that follows) come out in hi_pr's order. Returns (aMax, aMin, dMax).
     """
     n = label.shape[0]
     label[:] = n
@@ -113,11 +116,9 @@ def _global_update(first, head, rev, res, excess, label, current, sink,
                         current[j] = first[j]
                         d_max = j_label
                         if excess[j] > 0:
-                            b_next[j] = first_active[j_label]
-                            first_active[j_label] = j
+                            _add_active(j, j_label, first_active, b_next)
                             a_max = j_label
-                            if j_label < a_min:
-                                a_min = j_label
+                            a_min = min(a_min, j_label)
                         else:
                             _add_inactive(j, j_label, first_inactive, b_next, b_prev)
                 i = b_next[i]
@@ -125,26 +126,49 @@ def _global_update(first, head, rev, res, excess, label, current, sink,
     return a_max, a_min, d_max
 
 
-@numba.njit(cache=True)
-def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency, alpha, beta,
-                   stop_at_global_update, counters, parallel_gap=False):
-    """hi_pr's stageOne() main loop on the given valid preflow state.
+@numba.njit(cache=True, inline="always")
+def _relabel(i, first, head, res, label):
+    """hi_pr's relabel(): the lowest label across i's residual arcs plus one, and the first arc
+    to a vertex of that label; n (and any arc) where that is n or more: i no longer reaches the
+    sink. The caller stores them (a store here, in Numba, would cost a reference count)."""
+    n = label.shape[0]
+    lowest = n
+    lowest_arc = first[i]
+    for a in range(first[i], first[i + 1]):
+        if res[a] > 0 and label[head[a]] < lowest:
+            lowest = label[head[a]]
+            lowest_arc = a
+    return min(lowest + 1, n), lowest_arc
 
-    Starts from the labels it is given (buckets are rebuilt from them). Returns DONE when no
-    vertex with a label below n is active, or STOPPED_AT_GLOBAL_UPDATE when
-    `stop_at_global_update` is set and hi_pr would now run a global update (the hybrids take
-    over there). `counters` accumulates (see COUNTER_NAMES). With `parallel_gap`, gaps are
-    relabeled by Alvino's Algorithm 14 (the buckets above the gap in parallel), with the same
-    outcome as hi_pr's sequential gap.
+
+@numba.njit(cache=True, inline="always")
+def _gap(empty, d_max, first_inactive, b_next, label, parallel_gap):
+    """hi_pr's gap(): bucket `empty` has no vertex left, so no vertex above it reaches the sink;
+    the inactive vertices of the buckets above it, up to d_max, are lifted to n (with
+    `parallel_gap`, the buckets in parallel by Alvino's Algorithm 14, with the same outcome).
+    Returns how many were lifted."""
+    if parallel_gap:
+        return parallel_gap_relabel(first_inactive, b_next, label, empty, d_max)
+    lifted = 0
+    for level in range(empty + 1, d_max + 1):
+        lifted += lift_bucket(first_inactive, b_next, label, level)
+    return lifted
+
+
+@numba.njit(cache=True)
+def _stage_one(first, head, rev, res, excess, label, current, first_active, first_inactive,
+               b_next, b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
+               counters, parallel_gap):
+    """hi_pr's stageOne(), with its discharge(), on unsigned views of the vertex and arc arrays
+    (see hipr_stage_one).
+
+    discharge() is written out in the main loop rather than in a function of its own: Numba
+    inlines a function by binding its array arguments anew, and the reference counting of
+    those bindings (atomic, a dozen per discharge) was not pruned in a function this size.
     """
     n = label.shape[0]
     m = head.shape[0] // 2
     threshold = alpha * n + m
-    current = first[:n].copy()
-    first_active = np.empty(n + 1, np.int32)
-    first_inactive = np.empty(n + 1, np.int32)
-    b_next = np.empty(n + 1, np.int32)
-    b_prev = np.empty(n + 1, np.int32)
     a_max, a_min, d_max = _build_buckets(label, excess, source, sink, first_active,
                                          first_inactive, b_next, b_prev)
     work = 0
@@ -154,13 +178,13 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
             a_max -= 1
             continue
         first_active[a_max] = b_next[i]
-        # discharge(i)
+        # discharge(i): push along admissible arcs (to a label one lower) from i's current
+        # arc on; when none is left, relabel i (and relabel a gap if that emptied its bucket)
+        # and go on, until i has no excess (it joins its bucket's inactive list) or label n
         while True:
             d = label[i]
             j_label = d - 1
-            stop = first[i + 1]
-            a = current[i]
-            while a < stop:
+            for a in range(current[i], first[i + 1]):
                 if res[a] > 0:
                     j = head[a]
                     if label[j] == j_label:
@@ -169,7 +193,7 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
                         res[a] -= delta
                         res[rev[a]] += delta
                         if j != sink and excess[j] == 0:
-                            # move j from the inactive to the active list of its bucket
+                            # hi_pr's iDelete, then aAdd: j moves to the active list
                             nxt = b_next[j]
                             if first_inactive[j_label] == j:
                                 first_inactive[j_label] = nxt
@@ -178,57 +202,36 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
                                 prv = b_prev[j]
                                 b_next[prv] = nxt
                                 b_prev[nxt] = prv
-                            b_next[j] = first_active[j_label]
-                            first_active[j_label] = j
-                            if j_label < a_min:
-                                a_min = j_label
-                            if j_label > a_max:  # i was relabeled above a_max
+                            _add_active(j, j_label, first_active, b_next)
+                            a_min = min(a_min, j_label)
+                            if j_label > a_max:  # i was relabeled above aMax
                                 a_max = j_label
-                                if d_max < a_max:
-                                    d_max = a_max
+                                d_max = max(d_max, a_max)
                         excess[j] += delta
                         excess[i] -= delta
                         if excess[i] == 0:
                             break
-                a += 1
-            if a < stop:
-                # i is no longer active: keep its current arc, file it as inactive
+            if excess[i] == 0:
                 current[i] = a
                 _add_inactive(i, d, first_inactive, b_next, b_prev)
                 break
-            # relabel(i)
             counters[RELABELS] += 1
-            work += beta
-            min_label = n
-            min_arc = first[i]
-            for b in range(first[i], stop):
-                work += 1
-                if res[b] > 0 and label[head[b]] < min_label:
-                    min_label = label[head[b]]
-                    min_arc = b
-            min_label += 1
-            if min_label < n:
-                label[i] = min_label
-                current[i] = min_arc
-                if d_max < min_label:
-                    d_max = min_label
-            else:
-                label[i] = n
+            work += beta + np.int64(first[i + 1] - first[i])  # hi_pr: BETA, plus 1 per arc
+            label[i] = n  # as in hi_pr, so that a self-loop never counts
+            new_label, new_current = _relabel(i, first, head, res, label)
+            if new_label == n:
                 break
+            label[i] = new_label
+            current[i] = new_current
+            d_max = max(d_max, new_label)
             if first_active[d] == n and first_inactive[d] == n:
-                # gap(d): every vertex above the empty bucket can no longer reach the sink
                 counters[GAPS] += 1
-                if parallel_gap:
-                    counters[GAP_VERTICES] += parallel_gap_relabel(first_inactive, b_next,
-                                                                   label, d, d_max)
-                else:
-                    for level in range(d + 1, d_max + 1):
-                        counters[GAP_VERTICES] += lift_bucket(first_inactive, b_next, label,
-                                                              level)
+                counters[GAP_VERTICES] += _gap(d, d_max, first_inactive, b_next, label,
+                                               parallel_gap)
                 d_max = d - 1
                 a_max = d - 1
-            if label[i] == n:
-                break
+                if label[i] == n:
+                    break
         if a_max < a_min:
             break
         if work * frequency > threshold:
@@ -242,6 +245,37 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
                                                  b_prev)
     counters[WORK] += work
     return DONE
+
+
+@numba.njit(cache=True)
+def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency, alpha, beta,
+                   stop_at_global_update, counters, parallel_gap=False):
+    """hi_pr's stageOne() main loop on the given valid preflow state.
+
+    Starts from the labels it is given (buckets are rebuilt from them). Returns DONE when no
+    vertex with a label below n is active, or STOPPED_AT_GLOBAL_UPDATE when
+    `stop_at_global_update` is set and hi_pr would now run a global update (the hybrids take
+    over there). `counters` accumulates (see COUNTER_NAMES). With `parallel_gap`, gaps are
+    relabeled by Alvino's Algorithm 14 (the buckets above the gap in parallel), with the same
+    outcome as hi_pr's sequential gap.
+
+    Vertex numbers, arc numbers and labels go in as unsigned views: Numba guards every access
+    through a signed index against negative indices (a compare and a select on the length of
+    the array), which cost more than half again hi_pr's time; through an unsigned one it
+    does not. The work arrays (current arcs, buckets) are made here and passed in, because
+    Numba prunes the reference counting around the helpers inlined in _stage_one for the
+    arrays it is given, not for arrays it makes itself.
+    """
+    n = label.shape[0]
+    current = first[:n].view(np.uint32).copy()
+    first_active = np.empty(n + 1, np.uint32)
+    first_inactive = np.empty(n + 1, np.uint32)
+    b_next = np.empty(n + 1, np.uint32)
+    b_prev = np.empty(n + 1, np.uint32)
+    return _stage_one(first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), res,
+                      excess, label.view(np.uint32), current, first_active, first_inactive,
+                      b_next, b_prev, source, sink, frequency, alpha, beta,
+                      stop_at_global_update, counters, parallel_gap)
 
 
 @numba.njit(cache=True)

@@ -463,11 +463,15 @@ def parallel_global_relabel(first, head, rev, res, excess, label, source, sink, 
     return cancelled, stranded, count
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=True)
 def parallel_gap_relabel(first_inactive, b_next, label, empty, d_max):
     """Alvino 2015, Algorithm 14 on hi_pr's buckets: the buckets above the empty one, up to
     d_max, lifted in parallel (relabel.lift_bucket each). Returns how many vertices were
-    lifted."""
+    lifted.
+
+    Not in Numba's disk cache: hipr_stage_one, which is, compiled with this loaded from the
+    cache gave a cache entry that crashed the next process to load it (Numba 0.68).
+    """
     lifted = 0
     for level in prange(empty + 1, d_max + 1):
         lifted += lift_bucket(first_inactive, b_next, label, level)
