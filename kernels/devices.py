@@ -116,8 +116,9 @@ class Device(ABC):
         """Clear the flag a kernel sets (its "active_seen" or "changed" argument)."""
 
     @abstractmethod
-    def _flag(self) -> bool:
-        """Whether the last flagged launch set the flag."""
+    def _flag(self) -> int:
+        """The flag after the last flagged launch: nonzero where it was set, a count where the
+        kernel counts into it ("active_count")."""
 
     @abstractmethod
     def _counts(self) -> np.ndarray:
@@ -136,7 +137,7 @@ class Device(ABC):
         """Launch a declared kernel that sets a flag; whether it set it."""
         self._clear_flag()
         self.run(kernel, **scalars)
-        return self._flag()
+        return bool(self._flag())
 
     def _launch_streams(self, kernel: Kernel, launches: list[tuple[list, int]]) -> None:
         """Launch `kernel` once per (args, vertices), on streams of their own where the device
@@ -148,11 +149,14 @@ class Device(ABC):
         """Runs push_relabel_kernel; whether an active vertex was seen."""
         return self.run_flagged(PUSH_RELABEL, cycles=cycles)
 
-    def single_loop(self) -> None:
-        """Runs single_loop_kernel on each quarter of the vertices (Alvino's four streams)."""
+    def single_loop(self) -> int:
+        """Runs single_loop_kernel on each quarter of the vertices (Alvino's four streams) and
+        returns how many vertices it found active: 4 bytes back, not the state."""
+        self._clear_flag()
         self._launch_streams(SINGLE_LOOP, [
             (self._arguments(SINGLE_LOOP, {"begin": begin, "end": end}), end - begin)
             for begin, end in quarters(self.n)])
+        return self._flag()
 
     def cancel_violations(self) -> None:
         self.run(CANCEL_VIOLATIONS)
@@ -182,7 +186,8 @@ class TwinDevice(Device):
         self.arguments = {"n": graph.n, "source": graph.source, "sink": graph.sink,
                           "first": graph.first, "head": graph.head, "rev": graph.rev,
                           **self.state, "counts": self.counts, "cancelled": self.counts[2:],
-                          "active_seen": self.flag, "changed": self.flag}
+                          "active_seen": self.flag, "active_count": self.flag,
+                          "changed": self.flag}
 
     def host_array(self, length: int, dtype) -> np.ndarray:
         return np.empty(length, dtype)
@@ -208,8 +213,8 @@ class TwinDevice(Device):
     def _clear_flag(self) -> None:
         self.flag[0] = 0
 
-    def _flag(self) -> bool:
-        return bool(self.flag[0])
+    def _flag(self) -> int:
+        return int(self.flag[0])
 
     def _counts(self) -> np.ndarray:
         return self.counts
@@ -262,7 +267,8 @@ class GpuDevice(Device):
         self.arguments = {"n": graph.n, "source": graph.source, "sink": graph.sink,
                           "first": first, "head": head, "rev": rev, **self.state,
                           "counts": self.counts, "cancelled": int(self.counts) + 16,
-                          "active_seen": self.flag, "changed": self.flag}
+                          "active_seen": self.flag, "active_count": self.flag,
+                          "changed": self.flag}
 
     def _prepared(self, kernel: Kernel):
         """The kernel's PyCUDA function, compiled on first use, prepared with its declared
@@ -330,9 +336,9 @@ class GpuDevice(Device):
     def _clear_flag(self) -> None:
         self.cuda.memset_d32(self.flag, 0, 1)
 
-    def _flag(self) -> bool:
+    def _flag(self) -> int:
         self._timed("transfer", self.cuda.memcpy_dtoh, self.flag_host, self.flag)
-        return bool(self.flag_host[0])
+        return int(self.flag_host[0])
 
     def _counts(self) -> np.ndarray:
         counts = np.zeros(3, np.uint64)

@@ -88,6 +88,13 @@ class HandOver(DevicePreflow):
         self.relabel_seconds = 0.0
         self.cancelled = 0
         self.trace: list[dict] = []
+        self.seconds_at_last_record = self._part_seconds()
+
+    def _part_seconds(self) -> dict[str, float]:
+        """The seconds spent so far in kernels, in transfers and in global relabels."""
+        return {"kernel_s": self.device.seconds["kernels"],
+                "transfer_s": self.device.seconds["transfer"],
+                "relabel_s": self.relabel_seconds}
 
     def _send(self, name: str, host: np.ndarray) -> None:
         self.device.to_device(name, host)
@@ -149,10 +156,15 @@ class HandOver(DevicePreflow):
 
     def record(self, device: str, active_before: int, threshold: float, operations: int,
                seconds: float, **extra) -> None:
+        """The round's entry in the trace, with the seconds its kernels, transfers and global
+        relabel took (kernel_s, transfer_s, relabel_s): where a round's time goes."""
+        now = self._part_seconds()
+        parts = {key: now[key] - before for key, before in self.seconds_at_last_record.items()}
+        self.seconds_at_last_record = now
         self.trace.append({"round": len(self.trace) + 1, "device": device,
                            "active": active_before, "active_after": self.active,
                            "threshold": threshold if math.isfinite(threshold) else None,
-                           "operations": operations, "seconds": seconds, **extra})
+                           "operations": operations, "seconds": seconds, **parts, **extra})
 
     def result(self, name: str, want_flow: bool, started: float) -> SolveResult:
         """The SolveResult, with the rounds on each device counted."""
@@ -164,10 +176,6 @@ class HandOver(DevicePreflow):
         counters |= {"rounds": len(rounds), "cpu_rounds": rounds.count("cpu"),
                      "gpu_rounds": rounds.count("gpu"), "violations_cancelled": self.cancelled}
         return self.finish(name, want_flow, times, counters, self.trace)
-
-
-def _operations(counters: dict) -> int:
-    return counters["pushes"] + counters["relabels"]
 
 
 def _operations(counters: dict) -> int:
