@@ -139,23 +139,28 @@ class Device(ABC):
         self.run(kernel, **scalars)
         return bool(self._flag())
 
-    def _launch_streams(self, kernel: Kernel, launches: list[tuple[list, int]]) -> None:
-        """Launch `kernel` once per (args, vertices), on streams of their own where the device
-        has them; here one after the other."""
-        for args, vertices in launches:
-            self._launch(kernel, args, vertices)
+    def _launch_streams(self, kernel: Kernel, launches: list[tuple[list, int]],
+                        sweeps: int) -> None:
+        """Launch `kernel` once per (args, vertices), `sweeps` times over, the flag cleared
+        before the last time; on streams of their own where the device has them, here one
+        after the other."""
+        for sweep in range(sweeps):
+            if sweep == sweeps - 1:
+                self._clear_flag()
+            for args, vertices in launches:
+                self._launch(kernel, args, vertices)
 
     def push_relabel(self, cycles: int) -> bool:
         """Runs push_relabel_kernel; whether an active vertex was seen."""
         return self.run_flagged(PUSH_RELABEL, cycles=cycles)
 
-    def single_loop(self) -> int:
-        """Runs single_loop_kernel on each quarter of the vertices (Alvino's four streams) and
-        returns how many vertices it found active: 4 bytes back, not the state."""
-        self._clear_flag()
+    def single_loop(self, sweeps: int = 1) -> int:
+        """Runs single_loop_kernel `sweeps` times over the vertices, each time on each quarter
+        of them (Alvino's four streams), with no wait on the host between sweeps, and returns
+        how many vertices the last sweep found active: 4 bytes back, not the state."""
         self._launch_streams(SINGLE_LOOP, [
             (self._arguments(SINGLE_LOOP, {"begin": begin, "end": end}), end - begin)
-            for begin, end in quarters(self.n)])
+            for begin, end in quarters(self.n)], sweeps)
         return self._flag()
 
     def cancel_violations(self) -> None:
@@ -318,18 +323,24 @@ class GpuDevice(Device):
                     self._grid(kernel, vertices), self.block, *args)
         self.launches += 1
 
-    def _launch_streams(self, kernel: Kernel, launches: list[tuple[list, int]]) -> None:
-        """Each launch on its own stream; the events on the default stream time them
-        together."""
+    def _launch_streams(self, kernel: Kernel, launches: list[tuple[list, int]],
+                        sweeps: int) -> None:
+        """Each launch on its own stream, all sweeps queued at once; the events on the
+        default stream time them together. The flag's clearing, on the default stream too,
+        waits for every earlier sweep and the last sweep for it (the streams are blocking
+        streams); earlier sweeps may overlap on the four streams, as their quarters do."""
         function = self._prepared(kernel)
         while len(self.streams) < len(launches):
             self.streams.append(self.cuda.Stream())
 
         def launch_all():
-            for (args, vertices), stream in zip(launches, self.streams):
-                function.prepared_async_call(self._grid(kernel, vertices), self.block, stream,
-                                             *args)
-                self.launches += 1
+            for sweep in range(sweeps):
+                if sweep == sweeps - 1:
+                    self.cuda.memset_d32_async(int(self.flag), 0, 1)
+                for (args, vertices), stream in zip(launches, self.streams):
+                    function.prepared_async_call(self._grid(kernel, vertices), self.block,
+                                                 stream, *args)
+                    self.launches += 1
 
         self._timed("kernels", launch_all)
 

@@ -1,9 +1,9 @@
 """Numba twin of single_loop.cu: Alvino 2015, Algorithm 12, on the CPU.
 
-The same discharge on the same arrays. A launch over a vertex range runs its threads one after
-the other, each to the end of its loop: one of the interleavings the lock-free algorithm
-allows, in which a vertex that receives excess after its thread ended keeps it until the next
-launch, as on the GPU.
+The same discharge on the same arrays. A launch over a vertex range discharges its vertices
+one after the other, in order, each to the end of its loop: one of the interleavings the
+lock-free algorithm allows, in which a vertex that receives excess after its turn ended keeps
+it until the next launch, as on the GPU.
 """
 
 import numba

@@ -135,3 +135,16 @@ def test_sweeps_stop_at_the_threshold_the_work_bound_or_no_work(device, threshol
         assert launches == 4 * sweeps
         assert again["pushes"] + again["relabels"] > counters["pushes"] + counters["relabels"]
     assert_valid_preflow(graph, *after)
+
+
+def test_queued_sweeps_count_the_last_one_alone():
+    """single_loop(3) on the twin is three sweeps, and its count that of the third: as two
+    sweeps and then one on another device holding the same state."""
+    graph, batched, state = _opened_on_initial_state("cpu")
+    _, stepped, _ = _opened_on_initial_state("cpu")
+    found = batched.single_loop(3)
+    stepped.single_loop(2)
+    assert found == stepped.single_loop() > 0
+    assert batched.launches == stepped.launches == 3 * len(quarters(graph.n))
+    for ours, theirs in zip(_fetched(batched, state), _fetched(stepped, state)):
+        assert (ours == theirs).all()

@@ -45,6 +45,7 @@ from maxflow_cli.registry import (
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 
+MOST_SWEEPS_QUEUED = 16  # sweeps a GPU round queues between two looks at the counters
 SHORT_LIST = 32  # arcs up to which a vertex's list is sorted in place by insertion; longer
 # ones by counting where their heads' distances span few values, else by a merge sort
 
@@ -123,7 +124,10 @@ def sweep_until_global_update(device, graph: ResidualGraph, params: dict) -> Non
     (Algorithm 9 line 5 sends the next round to the CPU), or the work since the round began
     reaches the rule of Algorithm 11 line 9 with hi_pr's constants, the rule that ends a CPU
     round: work * global_update_frequency > alpha * n + m, a relabel charged beta plus its
-    arc scan (the average out-degree here: the kernel counts relabels, not arcs).
+    arc scan (the average out-degree here: the kernel counts relabels, not arcs). The host
+    looks at the counters after 1, 2, 4, ... sweeps queued at once (at most
+    MOST_SWEEPS_QUEUED), so that a round of many short sweeps does not wait on the host
+    between them; the stop is tested on the last sweep of a batch.
 
     Alvino's Algorithm 9 launches the kernel once per round. One sweep discharges each vertex
     once, and excess a vertex receives after its thread ended waits for the next sweep, so a
@@ -134,16 +138,17 @@ def sweep_until_global_update(device, graph: ResidualGraph, params: dict) -> Non
     limit = params["alpha"] * graph.n + arcs
     relabel_work = params["beta"] + arcs / graph.n
     threshold, frequency = params["active_threshold"], params["global_update_frequency"]
-    work = 0.0
+    work, sweeps = 0.0, 1
     counters = device.counters()
     while True:
-        active = device.single_loop()
+        active = device.single_loop(sweeps)
         before, counters = counters, device.counters()
         relabels = counters["relabels"] - before["relabels"]
         work += relabels * relabel_work
         if counters["pushes"] - before["pushes"] + relabels == 0 or active < threshold or \
                 work * frequency > limit:
             return
+        sweeps = min(2 * sweeps, MOST_SWEEPS_QUEUED)
 
 
 def solve_openmp_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
