@@ -113,7 +113,8 @@ class Device(ABC):
 
     @abstractmethod
     def _clear_flag(self) -> None:
-        """Clear the flag a kernel sets (its "active_seen" or "changed" argument)."""
+        """Clear the flag a kernel sets (its "active_seen", "active_count" or "changed"
+        argument)."""
 
     @abstractmethod
     def _flag(self) -> int:
