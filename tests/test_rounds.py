@@ -36,7 +36,9 @@ def test_hand_over_cpu_gpu_cpu_keeps_a_valid_preflow(device):
             label, excess = np.empty_like(state.label), np.empty_like(state.excess)
             opened.to_host("label", label)
             opened.to_host("excess", excess)
-            label[np.flatnonzero((excess > 0) & (label < graph.n - 1))[-1]] = graph.n - 1
+            inner = np.arange(graph.n) != graph.sink
+            label[np.flatnonzero(inner & (excess > 0) & (label < graph.n - 1))[-1]] = \
+                graph.n - 1
             opened.to_device("label", label)
 
         for step in ("cpu", "gpu", "gpu", "gpu", "cpu", "gpu"):
