@@ -15,7 +15,8 @@ KERNEL_DIR = Path(__file__).resolve().parent
 # The arguments that are pointers to device memory, and those that are 64-bit integers; every
 # other one is a C int.
 POINTERS = frozenset({"first", "head", "rev", "res", "excess", "label", "counts", "cancelled",
-                      "active_seen", "changed", "queued", "list0", "list1", "stats"})
+                      "active_seen", "active_count", "changed", "queued", "list0", "list1",
+                      "stats"})
 INT64 = frozenset({"budget"})
 
 
@@ -51,7 +52,7 @@ _STATE = ("first", "head", "rev", "res", "excess", "label")
 PUSH_RELABEL = Kernel("push_relabel", "push_relabel_kernel",
                       ("n", "source", "sink", "cycles", *_STATE, "active_seen", "counts"))
 SINGLE_LOOP = Kernel("single_loop", "single_loop_kernel",
-                     ("n", "source", "sink", "begin", "end", *_STATE, "counts"),
+                     ("n", "source", "sink", "begin", "end", *_STATE, "counts", "active_count"),
                      vertices_per_thread=source_constant("single_loop", "VERTICES_PER_THREAD"))
 CANCEL_VIOLATIONS = Kernel("global_relabel", "cancel_violations_kernel",
                            ("n", "source", *_STATE, "cancelled"))

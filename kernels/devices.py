@@ -113,11 +113,13 @@ class Device(ABC):
 
     @abstractmethod
     def _clear_flag(self) -> None:
-        """Clear the flag a kernel sets (its "active_seen" or "changed" argument)."""
+        """Clear the flag a kernel sets (its "active_seen", "active_count" or "changed"
+        argument)."""
 
     @abstractmethod
-    def _flag(self) -> bool:
-        """Whether the last flagged launch set the flag."""
+    def _flag(self) -> int:
+        """The flag after the last flagged launch: nonzero where it was set, a count where the
+        kernel counts into it ("active_count")."""
 
     @abstractmethod
     def _counts(self) -> np.ndarray:
@@ -136,23 +138,31 @@ class Device(ABC):
         """Launch a declared kernel that sets a flag; whether it set it."""
         self._clear_flag()
         self.run(kernel, **scalars)
-        return self._flag()
+        return bool(self._flag())
 
-    def _launch_streams(self, kernel: Kernel, launches: list[tuple[list, int]]) -> None:
-        """Launch `kernel` once per (args, vertices), on streams of their own where the device
-        has them; here one after the other."""
-        for args, vertices in launches:
-            self._launch(kernel, args, vertices)
+    def _launch_streams(self, kernel: Kernel, launches: list[tuple[list, int]],
+                        sweeps: int) -> None:
+        """Launch `kernel` once per (args, vertices), `sweeps` times over, the flag cleared
+        before the last time; on streams of their own where the device has them, here one
+        after the other."""
+        for sweep in range(sweeps):
+            if sweep == sweeps - 1:
+                self._clear_flag()
+            for args, vertices in launches:
+                self._launch(kernel, args, vertices)
 
     def push_relabel(self, cycles: int) -> bool:
         """Runs push_relabel_kernel; whether an active vertex was seen."""
         return self.run_flagged(PUSH_RELABEL, cycles=cycles)
 
-    def single_loop(self) -> None:
-        """Runs single_loop_kernel on each quarter of the vertices (Alvino's four streams)."""
+    def single_loop(self, sweeps: int = 1) -> int:
+        """Runs single_loop_kernel `sweeps` times over the vertices, each time on each quarter
+        of them (Alvino's four streams), with no wait on the host between sweeps, and returns
+        how many vertices the last sweep found active: 4 bytes back, not the state."""
         self._launch_streams(SINGLE_LOOP, [
             (self._arguments(SINGLE_LOOP, {"begin": begin, "end": end}), end - begin)
-            for begin, end in quarters(self.n)])
+            for begin, end in quarters(self.n)], sweeps)
+        return self._flag()
 
     def cancel_violations(self) -> None:
         self.run(CANCEL_VIOLATIONS)
@@ -182,7 +192,8 @@ class TwinDevice(Device):
         self.arguments = {"n": graph.n, "source": graph.source, "sink": graph.sink,
                           "first": graph.first, "head": graph.head, "rev": graph.rev,
                           **self.state, "counts": self.counts, "cancelled": self.counts[2:],
-                          "active_seen": self.flag, "changed": self.flag}
+                          "active_seen": self.flag, "active_count": self.flag,
+                          "changed": self.flag}
 
     def host_array(self, length: int, dtype) -> np.ndarray:
         return np.empty(length, dtype)
@@ -208,8 +219,8 @@ class TwinDevice(Device):
     def _clear_flag(self) -> None:
         self.flag[0] = 0
 
-    def _flag(self) -> bool:
-        return bool(self.flag[0])
+    def _flag(self) -> int:
+        return int(self.flag[0])
 
     def _counts(self) -> np.ndarray:
         return self.counts
@@ -262,7 +273,8 @@ class GpuDevice(Device):
         self.arguments = {"n": graph.n, "source": graph.source, "sink": graph.sink,
                           "first": first, "head": head, "rev": rev, **self.state,
                           "counts": self.counts, "cancelled": int(self.counts) + 16,
-                          "active_seen": self.flag, "changed": self.flag}
+                          "active_seen": self.flag, "active_count": self.flag,
+                          "changed": self.flag}
 
     def _prepared(self, kernel: Kernel):
         """The kernel's PyCUDA function, compiled on first use, prepared with its declared
@@ -312,27 +324,33 @@ class GpuDevice(Device):
                     self._grid(kernel, vertices), self.block, *args)
         self.launches += 1
 
-    def _launch_streams(self, kernel: Kernel, launches: list[tuple[list, int]]) -> None:
-        """Each launch on its own stream; the events on the default stream time them
-        together."""
+    def _launch_streams(self, kernel: Kernel, launches: list[tuple[list, int]],
+                        sweeps: int) -> None:
+        """Each launch on its own stream, all sweeps queued at once; the events on the
+        default stream time them together. The flag's clearing, on the default stream too,
+        waits for every earlier sweep and the last sweep for it (the streams are blocking
+        streams); earlier sweeps may overlap on the four streams, as their quarters do."""
         function = self._prepared(kernel)
         while len(self.streams) < len(launches):
             self.streams.append(self.cuda.Stream())
 
         def launch_all():
-            for (args, vertices), stream in zip(launches, self.streams):
-                function.prepared_async_call(self._grid(kernel, vertices), self.block, stream,
-                                             *args)
-                self.launches += 1
+            for sweep in range(sweeps):
+                if sweep == sweeps - 1:
+                    self.cuda.memset_d32_async(int(self.flag), 0, 1)
+                for (args, vertices), stream in zip(launches, self.streams):
+                    function.prepared_async_call(self._grid(kernel, vertices), self.block,
+                                                 stream, *args)
+                    self.launches += 1
 
         self._timed("kernels", launch_all)
 
     def _clear_flag(self) -> None:
         self.cuda.memset_d32(self.flag, 0, 1)
 
-    def _flag(self) -> bool:
+    def _flag(self) -> int:
         self._timed("transfer", self.cuda.memcpy_dtoh, self.flag_host, self.flag)
-        return bool(self.flag_host[0])
+        return int(self.flag_host[0])
 
     def _counts(self) -> np.ndarray:
         counts = np.zeros(3, np.uint64)

@@ -14,7 +14,7 @@ from maxflow_cli.pushrelabel.highest_label import hipr_initialize
 from maxflow_cli.pushrelabel.parallel_relabel import Workspace
 from maxflow_cli.pushrelabel.relabel import reverse_bfs
 from maxflow_cli.residual import build_residual
-from maxflow_cli.solvers.openmp_cuda import sorted_by_head_label
+from maxflow_cli.solvers.openmp_cuda import sorted_by_head_label, sweep_until_global_update
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -27,8 +27,12 @@ def test_every_family_like_hipr(device, family, params, active_threshold):
         trace = result.trace
         assert [entry["device"] for entry in trace] == [
             "cpu" if entry["active"] < active_threshold else "gpu" for entry in trace]
-        if active_threshold == 0:
-            assert result.counters["kernel_launches"] == 4 * len(trace)  # one per stream
+        assert result.counters["kernel_launches"] == 4 * sum(  # one per stream
+            entry["sweeps"] for entry in trace)
+        assert all((entry["sweeps"] >= 1) == (entry["device"] == "gpu") for entry in trace)
+        assert all(min(entry["kernel_s"], entry["transfer_s"], entry["relabel_s"]) >= 0 and
+                   entry["kernel_s"] + entry["transfer_s"] + entry["relabel_s"] <=
+                   entry["seconds"] for entry in trace)
 
 
 def _hub_on_a_path(length=200, step=5):
@@ -65,28 +69,81 @@ def test_arcs_sorted_by_increasing_head_distance(network):
         assert sorted(heads) == sorted(graph.head[graph.first[u]:graph.first[u + 1]])
 
 
-@pytest.mark.parametrize("device", DEVICES)
-def test_single_loop_kernel_keeps_a_valid_preflow(device):
-    """Algorithm 12 on hi_pr's initial state: pushes and relabels happen, the preflow stays
-    valid, and no relabel lowers a label."""
-    options = resolved("openmp-cuda", device)
+def _opened_on_initial_state(device):
+    """A device holding a Genrmf graph and hi_pr's initial state, and that state."""
     graph = build_residual(generators.make("genrmf", a=4, b=5, seed=7))
     res, excess, label = graph.initial_residuals(), np.zeros(graph.n, np.int64), \
         np.empty(graph.n, np.int32)
     hipr_initialize(graph.first, graph.head, graph.rev, res, excess, label, graph.source,
                     graph.sink)
-    opened = open_device(options.device, graph, 64)
+    opened = open_device(resolved("openmp-cuda", device).device, graph, 64)
+    for name, host in (("res", res), ("excess", excess), ("label", label)):
+        opened.to_device(name, host)
+    return graph, opened, (res, excess, label)
+
+
+def _fetched(opened, state):
+    after = tuple(np.empty_like(host) for host in state)
+    for name, host in zip(("res", "excess", "label"), after):
+        opened.to_host(name, host)
+    return after
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_single_loop_kernel_keeps_a_valid_preflow(device):
+    """Algorithm 12 on hi_pr's initial state: pushes and relabels happen, the preflow stays
+    valid, no relabel lowers a label, and the sweep counts at least the vertices active
+    before it (others can become active while it runs) and no more than there are."""
+    graph, opened, state = _opened_on_initial_state(device)
     try:
-        for name, host in (("res", res), ("excess", excess), ("label", label)):
-            opened.to_device(name, host)
-        opened.single_loop()
-        after = (np.empty_like(res), np.empty_like(excess), np.empty_like(label))
-        for name, host in zip(("res", "excess", "label"), after):
-            opened.to_host(name, host)
+        found = opened.single_loop()
+        after = _fetched(opened, state)
         counters = opened.counters()
     finally:
         opened.close()
+    excess, label = state[1], state[2]
+    assert np.count_nonzero(excess > 0) - (excess[graph.sink] > 0) <= found <= graph.n - 2
     assert counters["pushes"] > 0 and counters["relabels"] > 0
     assert counters["kernel_launches"] == len(quarters(graph.n)) == 4
     assert_valid_preflow(graph, *after)
     assert (after[2] >= label).all()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("threshold,frequency,sweeps", [
+    (10**9, 0.0, 1),  # fewer active than the threshold after one sweep: back to the CPU
+    (0, 10**6, 1),  # the work bound passed by the first sweep's relabels
+    (0, 0.0, None),  # no bound: until a sweep does nothing
+])
+def test_sweeps_stop_at_the_threshold_the_work_bound_or_no_work(device, threshold, frequency,
+                                                                sweeps):
+    graph, opened, state = _opened_on_initial_state(device)
+    params = {"alpha": 6, "beta": 12, "active_threshold": threshold,
+              "global_update_frequency": frequency}
+    try:
+        sweep_until_global_update(opened, graph, params)
+        launches, counters = opened.launches, opened.counters()
+        opened.single_loop()  # one more: does it find work?
+        again = opened.counters()
+        after = _fetched(opened, state)
+    finally:
+        opened.close()
+    if sweeps is None:
+        assert launches > 4
+        assert again["pushes"] + again["relabels"] == counters["pushes"] + counters["relabels"]
+    else:  # after one sweep that worked, so not for want of work
+        assert launches == 4 * sweeps and counters["relabels"] > 0
+    assert_valid_preflow(graph, *after)
+
+
+def test_queued_sweeps_count_the_last_one_alone():
+    """single_loop(3) on the twin is three sweeps, and its count that of the third: as two
+    sweeps and then one on another device holding the same state."""
+    graph, batched, state = _opened_on_initial_state("cpu")
+    _, stepped, _ = _opened_on_initial_state("cpu")
+    found = batched.single_loop(3)
+    stepped.single_loop(2)
+    assert found == stepped.single_loop() > 0
+    assert batched.launches == stepped.launches == 3 * len(quarters(graph.n))
+    for ours, theirs in zip(_fetched(batched, state), _fetched(stepped, state)):
+        assert (ours == theirs).all()

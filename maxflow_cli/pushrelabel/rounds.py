@@ -84,10 +84,18 @@ class HandOver(DevicePreflow):
         self.hipr_counters = np.zeros(len(COUNTER_NAMES), np.int64)
         self.active = int(np.count_nonzero(self.excess > 0) - (self.excess[graph.sink] > 0))
         self.last_device = "cpu"
+        self.device_current = False  # whether the device's res and excess are the host's
         self.bytes_moved = 0
         self.relabel_seconds = 0.0
         self.cancelled = 0
         self.trace: list[dict] = []
+        self.seconds_at_last_record = self._part_seconds()
+
+    def _part_seconds(self) -> dict[str, float]:
+        """The seconds spent so far in kernels, in transfers and in global relabels."""
+        return {"kernel_s": self.device.seconds["kernels"],
+                "transfer_s": self.device.seconds["transfer"],
+                "relabel_s": self.relabel_seconds}
 
     def _send(self, name: str, host: np.ndarray) -> None:
         self.device.to_device(name, host)
@@ -106,14 +114,16 @@ class HandOver(DevicePreflow):
                        g.sink, p["global_update_frequency"], p["alpha"], p["beta"], True,
                        counters, self.parallel_gap)
         self.last_device = "cpu"
+        self.device_current = False
         return int(counters[PUSHES] + counters[RELABELS] - before)
 
     def gpu_round(self, launch) -> int:
         """Algorithm 5 lines 5-11 (Alvino's Algorithm 9 lines 9-14): the state to the device
-        where the last round was on the CPU, the labels, `launch()`, the state back. Returns
-        the pushes and relabels the kernel did."""
+        where the host's changed since it came back (a CPU round, or arcs cancelled by the
+        global relabel), the labels, `launch()`, the state back. Returns the pushes and
+        relabels the kernel did."""
         before = _operations(self.device.counters())
-        if self.last_device == "cpu":
+        if not self.device_current:
             self._send("res", self.res)
             self._send("excess", self.excess)
         self._send("label", self.label)
@@ -122,12 +132,14 @@ class HandOver(DevicePreflow):
         self._fetch("excess", self.excess)
         self._fetch("label", self.label)
         self.last_device = "gpu"
+        self.device_current = True
         return _operations(self.device.counters()) - before
 
     def global_relabel(self) -> None:
         """The global relabel that ends a round: after a GPU round Program 4 (cancelled arcs
-        go back to the device, which holds the state), after a CPU round hi_pr's global
-        update (hipr's labels are valid: nothing to cancel); then ExcessTotal and aSize."""
+        go back to the device with the next GPU round, not before: the next round may be on
+        the CPU), after a CPU round hi_pr's global update (hipr's labels are valid: nothing
+        to cancel); then ExcessTotal and aSize."""
         g, space = self.graph, self.space
         started = time.perf_counter()
         cancelled = 0
@@ -143,16 +155,20 @@ class HandOver(DevicePreflow):
         self.active = int(active)
         self.cancelled += cancelled
         if cancelled:
-            self._send("res", self.res)
-            self._send("excess", self.excess)
+            self.device_current = False
         self.unfinished(self.active)
 
     def record(self, device: str, active_before: int, threshold: float, operations: int,
                seconds: float, **extra) -> None:
+        """The round's entry in the trace, with the seconds its kernels, transfers and global
+        relabel took (kernel_s, transfer_s, relabel_s): where a round's time goes."""
+        now = self._part_seconds()
+        parts = {key: now[key] - before for key, before in self.seconds_at_last_record.items()}
+        self.seconds_at_last_record = now
         self.trace.append({"round": len(self.trace) + 1, "device": device,
                            "active": active_before, "active_after": self.active,
                            "threshold": threshold if math.isfinite(threshold) else None,
-                           "operations": operations, "seconds": seconds, **extra})
+                           "operations": operations, "seconds": seconds, **parts, **extra})
 
     def result(self, name: str, want_flow: bool, started: float) -> SolveResult:
         """The SolveResult, with the rounds on each device counted."""
@@ -164,10 +180,6 @@ class HandOver(DevicePreflow):
         counters |= {"rounds": len(rounds), "cpu_rounds": rounds.count("cpu"),
                      "gpu_rounds": rounds.count("gpu"), "violations_cancelled": self.cancelled}
         return self.finish(name, want_flow, times, counters, self.trace)
-
-
-def _operations(counters: dict) -> int:
-    return counters["pushes"] + counters["relabels"]
 
 
 def _operations(counters: dict) -> int:

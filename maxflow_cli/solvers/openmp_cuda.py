@@ -17,7 +17,11 @@
 - Algorithm 11 (pushrelabel-cpu): hipr until it would run a global update, whose place the
   round's parallel global labeling takes; gaps by Algorithm 14.
 - Algorithm 12 (pushrelabel-gpu): kernels/single_loop.cu, the vertices split in 4 launches on
-  4 streams (§4.1.2), unrolled loops (§4.1.3).
+  4 streams (§4.1.2), unrolled loops (§4.1.3). A GPU round sweeps the kernel over the
+  vertices again and again on the device until Algorithm 11's global-update rule, as a CPU
+  round does (sweep_until_global_update): our departure from one launch per round, which
+  gave a GPU round 1/45 to 1/65 of a CPU round's pushes and relabels (the twin, Genrmf and
+  Washington-RLG) for the same parallel global labeling.
 
 With ``--device cpu`` the kernel's Numba twin plays the GPU.
 """
@@ -28,6 +32,7 @@ import numba
 import numpy as np
 from numba import prange
 
+from maxflow_cli.kernels.devices import SINGLE_LOOP_STREAMS
 from maxflow_cli.pushrelabel.parallel_relabel import Workspace, parallel_reverse_bfs, threads_in_use
 from maxflow_cli.pushrelabel.rounds import HandOver
 from maxflow_cli.registry import (
@@ -41,6 +46,7 @@ from maxflow_cli.registry import (
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 
+MOST_SWEEPS_QUEUED = 16  # sweeps a GPU round queues between two looks at the counters
 SHORT_LIST = 32  # arcs up to which a vertex's list is sorted in place by insertion; longer
 # ones by counting where their heads' distances span few values, else by a merge sort
 
@@ -113,6 +119,39 @@ def sorted_by_head_label(graph: ResidualGraph, space: Workspace,
                          arc_of_input, graph.network), where
 
 
+def sweep_until_global_update(device, graph: ResidualGraph, params: dict) -> None:
+    """Algorithm 12 swept over every vertex, again and again on the device, until a sweep
+    does nothing (no push, no relabel), finds fewer than --active-threshold vertices active
+    (Algorithm 9 line 5 sends the next round to the CPU), or the work since the round began
+    reaches the rule of Algorithm 11 line 9 with hi_pr's constants, the rule that ends a CPU
+    round: work * global_update_frequency > alpha * n + m, a relabel charged beta plus its
+    arc scan (the average out-degree here: the kernel counts relabels, not arcs). The host
+    looks at the counters after 1, 2, 4, ... sweeps queued at once (at most
+    MOST_SWEEPS_QUEUED), so that a round of many short sweeps does not wait on the host
+    between them; the stop is tested on the last sweep of a batch.
+
+    Alvino's Algorithm 9 launches the kernel once per round. One sweep discharges each vertex
+    once, and excess a vertex receives after its thread ended waits for the next sweep, so a
+    round of one sweep does little work and pays a whole parallel global labeling and the
+    state's round trip over the bus for it. Sweeping on the device keeps the state there:
+    only 4 bytes (the active count) and the 3 counters cross per batch of sweeps."""
+    arcs = graph.head.shape[0]
+    limit = params["alpha"] * graph.n + arcs
+    relabel_work = params["beta"] + arcs / graph.n
+    threshold, frequency = params["active_threshold"], params["global_update_frequency"]
+    work, sweeps = 0.0, 1
+    counters = device.counters()
+    while True:
+        active = device.single_loop(sweeps)
+        before, counters = counters, device.counters()
+        relabels = counters["relabels"] - before["relabels"]
+        work += relabels * relabel_work
+        if counters["pushes"] - before["pushes"] + relabels == 0 or active < threshold or \
+                work * frequency > limit:
+            return
+        sweeps = min(2 * sweeps, MOST_SWEEPS_QUEUED)
+
+
 def solve_openmp_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """Alvino's Algorithm 9, on --threads CPU threads and the GPU or the kernel's twin."""
     params = options.params
@@ -125,13 +164,16 @@ def solve_openmp_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResul
             while state.unfinished():
                 active = state.active
                 round_started = time.perf_counter()
+                launches = state.device.launches
                 if active < threshold:
                     engine, operations = "cpu", state.cpu_round()
                 else:
-                    engine, operations = "gpu", state.gpu_round(state.device.single_loop)
+                    engine, operations = "gpu", state.gpu_round(
+                        lambda: sweep_until_global_update(state.device, work, params))
                 state.global_relabel()
                 state.record(engine, active, threshold, operations,
-                             time.perf_counter() - round_started)
+                             time.perf_counter() - round_started,
+                             sweeps=(state.device.launches - launches) // SINGLE_LOOP_STREAMS)
             result = state.result("openmp-cuda", options.want_flow, started)
     result.res = result.res[where]
     return result
