@@ -229,28 +229,59 @@ class TwinDevice(Device):
         pass
 
 
-class GpuDevice(Device):
-    """The kernels on the GPU. Kernel and transfer times are measured with CUDA events."""
+class GpuMemory:
+    """What a device on the GPU shares: its allocations, freed together (``_free``), and an
+    opening that turns a driver error (out of memory, say) into a one-line MaxflowError after
+    freeing what was allocated; a compile error is raised as it is, with the compiler's
+    output."""
 
-    def __init__(self, graph, block_size: int):
-        """Compiles the kernels (on first use) and copies `graph` in. A driver error (out of
-        memory, say) frees what was allocated and becomes a one-line MaxflowError; a
-        compile error is raised as it is, with the compiler's output."""
+    def _open_on_gpu(self, opener, needed: int) -> None:
+        """Run `opener()`, which allocates; `needed` is the bytes an out-of-memory error
+        names."""
         import pycuda.driver as cuda
 
         self.cuda = cuda
         self.allocations = []
-        self.flag_host = None
         try:
-            self._open(graph, block_size)
+            opener()
         except cuda.Error as error:
             self.close()
             if isinstance(error, getattr(cuda, "CompileError", ())):
                 raise
-            raise gpu_error(cuda, error, device_bytes(graph)) from None
+            raise gpu_error(cuda, error, needed) from None
         except BaseException:
             self.close()
             raise
+
+    def close(self) -> None:
+        self._free()
+
+    def _free(self) -> None:
+        for allocation in self.allocations:
+            allocation.free()
+        self.allocations = []
+
+    def _allocate(self, nbytes: int):
+        allocation = self.cuda.mem_alloc(max(nbytes, 1))
+        self.allocations.append(allocation)
+        return allocation
+
+    def _copy_in(self, array: np.ndarray):
+        allocation = self._allocate(array.nbytes)
+        self._upload(allocation, np.ascontiguousarray(array))
+        return allocation
+
+    def _upload(self, allocation, array: np.ndarray) -> None:
+        self.cuda.memcpy_htod(allocation, array)
+
+
+class GpuDevice(GpuMemory, Device):
+    """The kernels on the GPU. Kernel and transfer times are measured with CUDA events."""
+
+    def __init__(self, graph, block_size: int):
+        """Compiles the kernels (on first use) and copies `graph` in (see GpuMemory)."""
+        self.flag_host = None
+        self._open_on_gpu(lambda: self._open(graph, block_size), device_bytes(graph))
 
     def _open(self, graph, block_size: int) -> None:
         cuda = self.cuda
@@ -284,15 +315,8 @@ class GpuDevice(Device):
             self.kernels[kernel.name] = function.prepare(kernel.pycuda_types)
         return self.kernels[kernel.name]
 
-    def _allocate(self, nbytes: int):
-        allocation = self.cuda.mem_alloc(max(nbytes, 1))
-        self.allocations.append(allocation)
-        return allocation
-
-    def _copy_in(self, array: np.ndarray):
-        allocation = self._allocate(array.nbytes)
+    def _upload(self, allocation, array: np.ndarray) -> None:
         self._timed("transfer", self.cuda.memcpy_htod, allocation, array)
-        return allocation
 
     def _timed(self, kind: str, operation, *args):
         start, stop = self.events
@@ -359,9 +383,7 @@ class GpuDevice(Device):
 
     def close(self) -> None:
         """Frees the device's GPU memory (what was allocated, where opening failed)."""
-        for allocation in self.allocations:
-            allocation.free()
-        self.allocations = []
+        self._free()
         if self.flag_host is not None:
             self.flag_host.base.free()
             self.flag_host = None

@@ -17,7 +17,7 @@ import numpy as np
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels import gpu_sync_cpu, load
 from maxflow_cli.kernels.declarations import GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS, Kernel
-from maxflow_cli.kernels.devices import gpu_error
+from maxflow_cli.kernels.devices import GpuMemory
 
 BLOCK = 512  # as in gpu_sync.cu
 MIN_BLOCKS = 2  # blocks resident per multiprocessor (gpu_sync.cu's __launch_bounds__)
@@ -97,31 +97,18 @@ class SyncTwinDevice(SyncDevice):
         pass
 
 
-class SyncGpuDevice(SyncDevice):
+class SyncGpuDevice(GpuMemory, SyncDevice):
     """gpu_sync.cu on the GPU: a grid of MIN_BLOCKS blocks per multiprocessor, all resident,
     as the kernels' grid barrier needs. A launch returns once its stats are back."""
 
     def __init__(self, graph, res, excess, width: int):
-        import pycuda.driver as cuda
-
         super().__init__(graph, width)
-        self.cuda = cuda
-        self.allocations = []
-        res_type = res.dtype.type
-        try:
-            self._open(graph, res, excess, res_type)
-        except cuda.Error as error:
-            self.close()
-            if isinstance(error, getattr(cuda, "CompileError", ())):
-                raise
-            raise gpu_error(cuda, error, device_bytes(graph, res_type)) from None
-        except BaseException:
-            self.close()
-            raise
+        self._open_on_gpu(lambda: self._open(graph, res, excess),
+                          device_bytes(graph, res.dtype))
 
-    def _open(self, graph, res, excess, res_type) -> None:
+    def _open(self, graph, res, excess) -> None:
         cuda = self.cuda
-        define = "RES_T=int" if res_type == np.int32 else "RES_T=long long"
+        define = "RES_T=int" if res.dtype == np.int32 else "RES_T=long long"
         module = load("gpu_sync", (define,))
         self.kernels = {kernel.name: module.get_function(kernel.name).prepare(
             kernel.pycuda_types) for kernel in (GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS)}
@@ -138,16 +125,6 @@ class SyncGpuDevice(SyncDevice):
             "list1": self._allocate(4 * n), "stats": self._copy_in(self.stats_host)}
         cuda.memset_d32(self.arguments["queued"], 0xFFFFFFFF, max(n, 1))
 
-    def _allocate(self, nbytes: int):
-        allocation = self.cuda.mem_alloc(max(nbytes, 1))
-        self.allocations.append(allocation)
-        return allocation
-
-    def _copy_in(self, array: np.ndarray):
-        allocation = self._allocate(array.nbytes)
-        self.cuda.memcpy_htod(allocation, np.ascontiguousarray(array))
-        return allocation
-
     def _launch(self, kernel: Kernel, args: list) -> np.ndarray:
         self.kernels[kernel.name].prepared_call(self.grid, (BLOCK, 1, 1), *args)
         self.cuda.memcpy_dtoh(self.stats_host, self.arguments["stats"])
@@ -156,11 +133,6 @@ class SyncGpuDevice(SyncDevice):
     def download(self, res: np.ndarray, excess: np.ndarray) -> None:
         self.cuda.memcpy_dtoh(res, self.arguments["res"])
         self.cuda.memcpy_dtoh(excess, self.arguments["excess"])
-
-    def close(self) -> None:
-        for allocation in self.allocations:
-            allocation.free()
-        self.allocations = []
 
 
 def group_width(graph) -> int:
