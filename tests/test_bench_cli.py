@@ -22,7 +22,7 @@ HIPR = ("--solvers", "hipr")
 
 
 def bench(*args):
-    return CliRunner().invoke(main, ["bench", *args], env={"COLUMNS": "300"})  # wide: no header wraps
+    return CliRunner().invoke(main, ["bench", *args], env={"COLUMNS": "300"})  # no header wraps
 
 
 def test_help_shows_the_usage_and_the_rules():
@@ -34,19 +34,23 @@ def test_help_shows_the_usage_and_the_rules():
 
 
 def test_a_run_prints_tables_and_writes_json_and_csv(tmp_path):
-    result = bench(TINY, str(DATA / "clrs.max"), *FAST, *HIPR, "--detail", "--json", str(tmp_path / "r.json"),
+    result = bench(TINY, str(DATA / "clrs.max"), *FAST, *HIPR, "--detail", "--json",
+                   str(tmp_path / "r.json"),
                    "--csv", str(tmp_path / "r.csv"))
     assert result.exit_code == 0, result.output
-    for text in ("genrmf:a=3,b=4", "files", "hipr (s)", "compile (kept out of the times)", "instances (seconds)"):
+    for text in ("genrmf:a=3,b=4", "files", "hipr (s)", "compile (kept out of the times)",
+                 "instances (seconds)"):
         assert text in result.output
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["schema"] == 1 and len(doc["results"]) == 3
-    assert {entry["flow_value"] for entry in doc["results"] if entry["instance"].endswith("clrs.max")} == {23}
+    assert {entry["flow_value"] for entry in doc["results"]
+            if entry["instance"].endswith("clrs.max")} == {23}
     assert len((tmp_path / "r.csv").read_text().splitlines()) == 4
 
 
 def test_no_instance_runs_the_quick_suite(monkeypatch):
-    monkeypatch.setitem(SUITES, "quick", Suite("quick", "tiny stand-in", tuple(parse_instance(TINY))))
+    monkeypatch.setitem(SUITES, "quick",
+                        Suite("quick", "tiny stand-in", tuple(parse_instance(TINY))))
     result = bench(*FAST, *HIPR)
     assert result.exit_code == 0, result.output
     assert "suite quick, 2 instances x 1 solver" in result.output
@@ -94,7 +98,8 @@ def test_plot_without_matplotlib_fails_before_running(monkeypatch):
 def test_list_suites():
     result = bench("--list-suites")
     assert result.exit_code == 0
-    for text in ("quick", "gutierrez2012", "hehong2010", "alvino2015", "genrmf-wide-128", "2,097,152"):
+    for text in ("quick", "gutierrez2012", "hehong2010", "alvino2015", "genrmf-wide-128",
+                 "2,097,152"):
         assert text in result.output
 
 
@@ -117,17 +122,20 @@ def test_compare_and_fail_if_slower(tmp_path):
 
 
 def test_configurations_are_labelled_and_record_device_and_parameters(tmp_path):
-    result = bench(TINY, *FAST, "--solvers", "hipr:alpha=3,beta=7,hipr:beta=7,alpha=3,lockfree:threads=1",
+    result = bench(TINY, *FAST, "--solvers",
+                   "hipr:alpha=3,beta=7,hipr:beta=7,alpha=3,lockfree:threads=1",
                    "--json", str(tmp_path / "r.json"), "--csv", str(tmp_path / "r.csv"))
     assert result.exit_code == 0, result.output
-    assert "hipr:alpha=3,beta=7 (s)" in result.output and "speedup lockfree:threads=1" in result.output
+    assert "hipr:alpha=3,beta=7 (s)" in result.output
+    assert "speedup lockfree:threads=1" in result.output
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["settings"]["solvers"] == ["hipr", "hipr:alpha=3,beta=7", "lockfree:threads=1"]
     assert doc["settings"]["configurations"]["lockfree:threads=1"] == {
         "kind": "solver", "solver": "lockfree", "device": "cpu", "params": {"threads": 1}}
     cells = {(entry["instance"], entry["solver"]): entry for entry in doc["results"]}
     first = parse_instance(TINY)[0].name
-    assert cells[first, "hipr:alpha=3,beta=7"]["params"] == {"global_update_frequency": 0.5, "alpha": 3, "beta": 7}
+    assert cells[first, "hipr:alpha=3,beta=7"]["params"] == {
+        "global_update_frequency": 0.5, "alpha": 3, "beta": 7}
     assert cells[first, "lockfree:threads=1"]["params"]["threads"] == 1
     rows = list(csv.DictReader(open(tmp_path / "r.csv", newline="")))
     assert [(row["solver"], row["kind"], row["device"], row["params"]) for row in rows[:2]] == [
@@ -150,9 +158,11 @@ def test_bad_configurations_are_one_line_and_exit_2(args, message):
 
 def test_a_suite_sets_parameters_per_family_unless_the_configuration_does(monkeypatch, tmp_path):
     first, second = parse_instance(TINY)
-    suite = Suite("quick", "stand-in", (replace(first, solver_params={"hipr": {"alpha": 3}}), second))
+    suite = Suite("quick", "stand-in",
+                  (replace(first, solver_params={"hipr": {"alpha": 3}}), second))
     monkeypatch.setitem(SUITES, "quick", suite)
-    result = bench("--suite", "quick", *FAST, "--solvers", "hipr:alpha=5", "--json", str(tmp_path / "r.json"))
+    result = bench("--suite", "quick", *FAST, "--solvers", "hipr:alpha=5", "--json",
+                   str(tmp_path / "r.json"))
     assert result.exit_code == 0, result.output
     assert "suite quick sets, where --solvers does not: genrmf: hipr alpha=3" in result.output
     params = {(entry["instance"], entry["solver"]): entry["params"]["alpha"]
@@ -179,13 +189,17 @@ def test_external_programs_are_timed_checked_and_their_failures_are_rows(tmp_pat
     broken = program(tmp_path, "broken", "raise SystemExit(3)")
     result = bench("genrmf:a=3,b=4,seed=1", *FAST, *HIPR, "--json", str(tmp_path / "r.json"),
                    "--external", f"hi_pr={counts_arcs}", "--external", f"plain={plain}",
-                   "--external-pattern", r"plain=^(\d+)$", "--external", f"off={off}", "--external", f"broken={broken}")
+                   "--external-pattern", r"plain=^(\d+)$", "--external", f"off={off}", "--external",
+                   f"broken={broken}")
     assert result.exit_code == 1, result.output
     assert "cut tm" in result.output and "wall" in result.output and "failed" in result.output
     assert "off gave flow value 1 in run 1" in result.output
     assert "broken failed in run 1: exited with status 3" in result.output
-    cells = {entry["solver"]: entry for entry in json.loads((tmp_path / "r.json").read_text())["results"]}
-    assert cells["hipr"]["flow_value"] == cells["hi_pr"]["flow_value"] == cells["plain"]["flow_value"] == flow_of_tiny
-    assert (cells["hi_pr"]["kind"], cells["hi_pr"]["timed"], cells["hi_pr"]["samples"]) == ("external", "stage1", [0.01] * 2)
+    cells = {entry["solver"]: entry
+             for entry in json.loads((tmp_path / "r.json").read_text())["results"]}
+    assert ({cells[name]["flow_value"] for name in ("hipr", "hi_pr", "plain")}
+            == {flow_of_tiny})
+    assert (cells["hi_pr"]["kind"], cells["hi_pr"]["timed"],
+            cells["hi_pr"]["samples"]) == ("external", "stage1", [0.01] * 2)
     assert cells["hi_pr"]["wall_samples"][0] > 0.01 and cells["plain"]["timed"] == "wall"
     assert cells["broken"]["median"] is None and "status 3" in cells["broken"]["failure"]

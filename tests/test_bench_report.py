@@ -19,13 +19,15 @@ def made_up_run() -> BenchRun:
     run = BenchRun(Settings(), ["hipr", "fast"], {"hipr": 0.1, "fast": 0.2},
                    dict.fromkeys(["hipr", "fast"], {"kind": "solver"}))
     for instance, base in zip(instances, (1.0, 3.0)):
-        run.instances.append(InstanceRecord(instance, 46656, 226800, 0.01, 0.02, [], cut_capacity=7))
+        run.instances.append(InstanceRecord(instance, 46656, 226800, 0.01, 0.02, [],
+                                            cut_capacity=7))
         run.cells.append(made_up_cell(instance.name, "hipr", [base] * 5, {"pushes": 9}))
         run.cells.append(made_up_cell(instance.name, "fast", [base / 2] * 4 + [base]))
     return run
 
 
-def made_up_cell(instance: str, solver: str, samples: list[float], counters: dict | None = None) -> Cell:
+def made_up_cell(instance: str, solver: str, samples: list[float],
+                 counters: dict | None = None) -> Cell:
     return Cell(instance, solver, "solver", "cpu", {}, samples, "stage1", samples, 1, 7,
                 {"stage1": sorted(samples)[len(samples) // 2]}, counters or {})
 
@@ -59,7 +61,8 @@ def test_detail_adds_phases_and_counters():
 
 def test_problems_print_in_red():
     run = made_up_run()
-    run.cells[1].mismatch = "genrmf-wide-36:seed=1: fast gave flow value 8 in run 2 (1 of 6 runs differ), not 7"
+    run.cells[1].mismatch = ("genrmf-wide-36:seed=1: fast gave flow value 8 in run 2 "
+                             "(1 of 6 runs differ), not 7")
     stream = io.StringIO()
     report.print_run(Console(file=stream, width=250, force_terminal=True), run)
     assert "\x1b[1;31mFAILED" in stream.getvalue() and "gave flow value 8" in stream.getvalue()

@@ -57,7 +57,8 @@ def _add_parameter(spec: SolverSpec, params: dict, item: str, where: str) -> Non
 
 
 def _start(item: str, where: str) -> tuple[SolverSpec, str | None, str]:
-    """``NAME[@DEVICE][:KEY=VALUE]`` -> the spec, the device and the first assignment ('' if none)."""
+    """``NAME[@DEVICE][:KEY=VALUE]`` -> the spec, the device and the first assignment ('' if
+    none)."""
     head, colon, first = item.partition(":")
     name, at, device = (part.strip() for part in head.partition("@"))
     if not name or (at and not device):
@@ -93,7 +94,8 @@ def parse_configurations(text: str, option: str = "--solvers") -> list[Configura
 
 
 def label(spec: SolverSpec, device: str, given: dict) -> str:
-    """A configuration's stable name: ``cuda``, ``cuda@cpu``, ``cuda:block_size=64,kernel_cycles=32``.
+    """A configuration's stable name: ``cuda``, ``cuda@cpu``,
+    ``cuda:block_size=64,kernel_cycles=32``.
 
     The device shows where it is not the solver's own (a GPU solver's CPU twin); the given
     parameters show in the order the solver declares them, whatever order they came in.

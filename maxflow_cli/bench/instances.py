@@ -37,7 +37,8 @@ class Instance:
     path: str | None = None  # a file, or None for a generated instance
     generator: str | None = None
     params: dict = field(default_factory=dict)
-    solver_params: dict = field(default_factory=dict)  # solver -> parameters a suite sets for it here
+    # solver -> parameters a suite sets for it here
+    solver_params: dict = field(default_factory=dict)
 
     def load(self) -> tuple[Network, list[str]]:
         """Read the file or generate the network; returns it and the reader's warnings."""
@@ -58,7 +59,8 @@ def preset_instances(preset_name: str, seeds) -> list[Instance]:
     """One instance per seed of a preset; its family is the preset name less its size."""
     preset = PRESETS[preset_name]
     label = preset_name.rsplit("-", 1)[0]
-    return [generated(f"{preset_name}:seed={seed}", label, preset_name, preset.family, preset.params | {"seed": seed})
+    return [generated(f"{preset_name}:seed={seed}", label, preset_name, preset.family,
+                      preset.params | {"seed": seed})
             for seed in seeds]
 
 
@@ -108,11 +110,13 @@ def parse_instance(text: str) -> list[Instance]:
         seeds = table.pop("seed", [1])
         return [instance for values in itertools.product(*table.values())
                 for instance in spec_instances(stem, dict(zip(table, values)), seeds)]
-    paths = [path for path in sorted(glob.glob(text)) if os.path.isfile(path)] if glob.has_magic(text) else []
+    paths = ([path for path in sorted(glob.glob(text)) if os.path.isfile(path)]
+             if glob.has_magic(text) else [])
     if not paths:
         raise ParameterError(
-            f"{text!r} is not a file, a glob that matches one, a preset ('maxflow gen --list-presets') "
-            f"or a generator spec such as genrmf:a=24,b=192,seed=1..5 (families: {', '.join(FAMILIES)})"
+            f"{text!r} is not a file, a glob that matches one, a preset "
+            f"('maxflow gen --list-presets') or a generator spec such as "
+            f"genrmf:a=24,b=192,seed=1..5 (families: {', '.join(FAMILIES)})"
         )
     return [Instance(path, FILES, path, path=path) for path in paths]
 

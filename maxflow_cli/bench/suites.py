@@ -31,7 +31,8 @@ class Suite:
     @property
     def solver_params(self) -> dict[str, dict]:
         """Family -> the solver parameters its instances get (see Instance.solver_params)."""
-        return {instance.family: instance.solver_params for instance in self.instances if instance.solver_params}
+        return {instance.family: instance.solver_params for instance in self.instances
+                if instance.solver_params}
 
 
 _PAPER_SIZES = (
@@ -51,7 +52,8 @@ def _from_presets(names, seeds: int, solver_params: dict | None = None) -> tuple
                  for name in names for instance in preset_instances(name, range(1, seeds + 1)))
 
 
-HE_HONG_KERNEL_CYCLES = {"acyclic-dense": {solver: {"kernel_cycles": 32} for solver in ("cuda", "hybrid")}}
+HE_HONG_KERNEL_CYCLES = {"acyclic-dense": {solver: {"kernel_cycles": 32}
+                                           for solver in ("cuda", "hybrid")}}
 """He & Hong 2010 §VII run their kernel 32 cycles per launch on Acyclic-Dense and 4096 on Genrmf
 and Washington-RLG (our default)."""
 
@@ -61,14 +63,18 @@ def _quick() -> tuple[Instance, ...]:
     rmf, rlg = dict(c1=1, c2=10000), dict(cap=10000)
     sizes = (
         ("acyclic-dense", "acyclic-dense", [(f"{n}", dict(n=n)) for n in (500, 1000, 1500)]),
-        ("genrmf-long", "genrmf", [(f"{a}x{8 * a}", dict(a=a, b=8 * a) | rmf) for a in (8, 12, 16)]),
+        ("genrmf-long", "genrmf",
+         [(f"{a}x{8 * a}", dict(a=a, b=8 * a) | rmf) for a in (8, 12, 16)]),
         ("genrmf-wide", "genrmf", [(f"{a}", dict(a=a, b=a) | rmf) for a in (12, 18, 24)]),
         ("washington-rlg-long", "washington-rlg",
-         [(f"{w}x{levels}", dict(rows=w, levels=levels) | rlg) for w, levels in ((64, 128), (96, 160), (128, 192))]),
-        ("washington-rlg-wide", "washington-rlg", [(f"{w}", dict(rows=w, levels=w) | rlg) for w in (64, 96, 128)]),
+         [(f"{w}x{levels}", dict(rows=w, levels=levels) | rlg)
+          for w, levels in ((64, 128), (96, 160), (128, 192))]),
+        ("washington-rlg-wide", "washington-rlg",
+         [(f"{w}", dict(rows=w, levels=w) | rlg) for w in (64, 96, 128)]),
     )
     return tuple(instance for label, generator, rows in sizes for size, params in rows
-                 for instance in spec_instances(generator, params, (1, 2), label, f"{label}-{size}"))
+                 for instance in spec_instances(generator, params, (1, 2), label,
+                                                f"{label}-{size}"))
 
 
 SUITES: dict[str, Suite] = {
@@ -77,8 +83,11 @@ SUITES: dict[str, Suite] = {
         Suite("quick", "every family at three small sizes, 2 seeds (the default)", _quick()),
         Suite("gutierrez2012", "Gutiérrez Mota 2012, table 3.2: 15 sizes, 5 seeds",
               _from_presets(_PAPER_SIZES, 5), published_note=published.GUTIERREZ_2012_NOTE),
-        Suite("hehong2010", "He & Hong 2010, §VII: 15 sizes, 50 seeds; cuda, hybrid: 32 kernel cycles on acyclic-dense",
-              _from_presets(_PAPER_SIZES, 50, HE_HONG_KERNEL_CYCLES), published_note=published.HE_HONG_2010_NOTE),
+        Suite("hehong2010",
+              "He & Hong 2010, §VII: 15 sizes, 50 seeds; cuda, hybrid: 32 kernel cycles on "
+              "acyclic-dense",
+              _from_presets(_PAPER_SIZES, 50, HE_HONG_KERNEL_CYCLES),
+              published_note=published.HE_HONG_2010_NOTE),
         Suite("alvino2015", "Alvino 2015, §4.2 and tables 4.1–4.5: 16 sizes, 5 seeds",
               _from_presets(_ALVINO_SIZES, 5), published.ALVINO_2015, published.ALVINO_2015_NOTE),
     )

@@ -52,41 +52,53 @@ def bench() -> None:
 @click.argument("instances", nargs=-1, metavar="[INSTANCE]...")
 @click.option("--solvers", metavar="CONFIG,...",
               help="Solver configurations to time, NAME[@DEVICE][:KEY=VALUE,...] each: "
-                   "'hipr,cuda@cpu:kernel_cycles=32,lockfree:threads=4' (NAME@cpu runs a GPU solver's CPU twin; "
-                   "KEY is a solver parameter, see 'maxflow solve --help'). [default: every solver that can run "
-                   "here on its default device]")
+                   "'hipr,cuda@cpu:kernel_cycles=32,lockfree:threads=4' (NAME@cpu runs a GPU "
+                   "solver's CPU twin; KEY is a solver parameter, see 'maxflow solve --help'). "
+                   "[default: every solver that can run here on its default device]")
 @click.option("--baseline", default="hipr", show_default=True, metavar="CONFIG",
               help="The configuration speedups are computed against and whose answer is certified "
                    "(added to --solvers if missing).")
 @click.option("--external", "externals", multiple=True, metavar="NAME=COMMAND",
-              help="Also time a program that reads a DIMACS max instance on stdin and prints its flow value "
-                   "('c flow: V' as hi_pr does, or 's V'), e.g. hi_pr=./hi_pr. Repeatable.")
+              help="Also time a program that reads a DIMACS max instance on stdin and prints "
+                   "its flow value ('c flow: V' as hi_pr does, or 's V'), e.g. hi_pr=./hi_pr. "
+                   "Repeatable.")
 @click.option("--external-pattern", "patterns", multiple=True, metavar="NAME=REGEX",
-              help="Read external NAME's flow value from the last match of REGEX (its first group) instead.")
-@click.option("--external-timeout", type=click.FloatRange(0, min_open=True), default=DEFAULT_TIMEOUT,
-              show_default=True, metavar="SECONDS", help="Kill an external program's run after this long (a problem).")
+              help="Read external NAME's flow value from the last match of REGEX (its first "
+                   "group) instead.")
+@click.option("--external-timeout", type=click.FloatRange(0, min_open=True),
+              default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
+              help="Kill an external program's run after this long (a problem).")
 @click.option("--repeat", type=click.IntRange(1), default=5, show_default=True, metavar="N",
               help="Measured runs per cell, at least.")
-@click.option("--min-time", type=click.FloatRange(0), default=1.0, show_default=True, metavar="SECONDS",
+@click.option("--min-time", type=click.FloatRange(0), default=1.0, show_default=True,
+              metavar="SECONDS",
               help="Measured wall time per cell, at least (more runs until reached).")
 @click.option("--warmup", type=click.IntRange(0), default=1, show_default=True, metavar="K",
               help="Runs per cell discarded before measuring.")
 @click.option("--interleave", is_flag=True,
-              help="Run the configurations in turn on each instance, one run each per round (as one compares "
-                   "two programs on a machine whose speed drifts), instead of one cell after the other.")
+              help="Run the configurations in turn on each instance, one run each per round (as "
+                   "one compares two programs on a machine whose speed drifts), instead of one "
+                   "cell after the other.")
 @click.option("--suite", "suite_name", type=click.Choice(list(SUITES)),
-              help=f"A named set of instances (see --list-suites). [default: {DEFAULT_SUITE}, when no INSTANCE]")
+              help=f"A named set of instances (see --list-suites). [default: {DEFAULT_SUITE}, "
+                   "when no INSTANCE]")
 @click.option("--seeds", "seed_count", type=click.IntRange(1), metavar="K",
               help="With --suite: only its seeds 1..K of each instance.")
-@click.option("--list-suites", is_flag=True, help="List the suites' instances, sizes and seeds, and exit.")
-@click.option("--flow", is_flag=True, help="Also run stage 2 (preflow to flow); timed apart, see --detail.")
-@click.option("--detail", is_flag=True, help="Add each cell's statistics, phase times and counters.")
-@click.option("--json", "json_file", metavar="FILE", help="Write every sample, the statistics and the machine.")
+@click.option("--list-suites", is_flag=True,
+              help="List the suites' instances, sizes and seeds, and exit.")
+@click.option("--flow", is_flag=True,
+              help="Also run stage 2 (preflow to flow); timed apart, see --detail.")
+@click.option("--detail", is_flag=True,
+              help="Add each cell's statistics, phase times and counters.")
+@click.option("--json", "json_file", metavar="FILE",
+              help="Write every sample, the statistics and the machine.")
 @click.option("--csv", "csv_file", metavar="FILE", help="Write one row per (instance, solver).")
 @click.option("--plot", "plot_file", metavar="FILE.png",
-              help="Draw time against size per family (needs matplotlib: pip install 'maxflow-dimacs[plot]').")
-def run(instances, solvers, baseline, externals, patterns, external_timeout, repeat, min_time, warmup, interleave,
-        suite_name, seed_count, list_suites, flow, detail, json_file, csv_file, plot_file):
+              help="Draw time against size per family (needs matplotlib: "
+                   "pip install 'maxflow-dimacs[plot]').")
+def run(instances, solvers, baseline, externals, patterns, external_timeout, repeat, min_time,
+        warmup, interleave, suite_name, seed_count, list_suites, flow, detail, json_file,
+        csv_file, plot_file):
     """Time solvers on instances and print a table per family with speedups over the baseline.
 
     An INSTANCE is a DIMACS file, a quoted glob ('data/*.max'), a preset with optional seeds
@@ -122,23 +134,28 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     if seed_count and not suite:
         raise ParameterError("--seeds needs --suite")
     from_suite = [instance for instance in suite.instances
-                  if not seed_count or instance.params.get("seed", 1) <= seed_count] if suite else []
+                  if not seed_count or instance.params.get("seed", 1) <= seed_count
+                  ] if suite else []
     chosen = unique([*from_suite, *parse_instances(instances)])
     choices = choose_solvers(solvers or ",".join(default_solvers()), baseline, flow)
-    choices += parse_externals(externals, patterns, external_timeout, {*registered_solvers(), *(c.label for c in choices)})
+    choices += parse_externals(externals, patterns, external_timeout,
+                               {*registered_solvers(), *(c.label for c in choices)})
     env = results.environment()
 
     console = Console(file=sys.stderr if report_to_stderr else sys.stdout)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("compiling", total=len(chosen) * len(choices))
-        settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow, interleave=interleave)
+        settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow,
+                            interleave=interleave)
         outcome = run_benchmark(chosen, choices, settings,
-                                lambda text, done: progress.update(task, description=text, completed=done))
+                                lambda text, done:
+                                progress.update(task, description=text, completed=done))
 
     report.print_header(console, outcome, suite, env)
-    report.print_run(console, outcome, suite.published if suite else (), suite.published_note if suite else "",
-                     detail)
+    report.print_run(console, outcome, suite.published if suite else (),
+                     suite.published_note if suite else "", detail)
     if json_file or csv_file:
         doc = results.document(outcome, suite_name, env)
         if json_file:
@@ -158,8 +175,10 @@ def _list_suites() -> None:
     for suite in SUITES.values():
         table = Table(title=f"[bold]{suite.name}[/bold]: {suite.title}", title_justify="left")
         for name in ("family", "instance", "vertices", "arcs", "seeds"):
-            table.add_column(name, justify="right" if name in ("vertices", "arcs", "seeds") else "left")
-        for (family, group), members in itertools.groupby(suite.instances, lambda i: (i.family, i.group)):
+            table.add_column(
+                name, justify="right" if name in ("vertices", "arcs", "seeds") else "left")
+        groups = itertools.groupby(suite.instances, lambda i: (i.family, i.group))
+        for (family, group), members in groups:
             members = list(members)
             n, m, _ = FAMILIES[members[0].generator].size(**members[0].params)
             table.add_row(family, group, f"{n:,}", f"{m:,}", str(len(members)))
@@ -179,14 +198,16 @@ def compare(old, new, fail_if_slower):
     before, after = results.load(old), results.load(new)
     console = Console(file=sys.stdout)
     for label, doc in (("OLD", before), ("NEW", after)):
-        console.print(f"{label}: {doc.get('created', '?')}  {report.describe_environment(doc['environment'])}",
-                      highlight=False)
+        console.print(f"{label}: {doc.get('created', '?')}  "
+                      f"{report.describe_environment(doc['environment'])}", highlight=False)
     changes, only_old, only_new = results.compare(before, after)
     report.print_changes(console, changes, only_old, only_new)
     if fail_if_slower is not None:
-        slower = [change for change in changes if not change.noise and change.ratio > 1 + fail_if_slower / 100]
+        slower = [change for change in changes
+                  if not change.noise and change.ratio > 1 + fail_if_slower / 100]
         if slower:
             worst = max(slower, key=lambda change: change.ratio)
-            raise BenchFailed(f"{len(slower)} cell(s) more than {fail_if_slower:g}% slower beyond noise; the worst: "
-                              f"{worst.instance} ({worst.solver}) x{worst.ratio:.2f}")
+            raise BenchFailed(f"{len(slower)} cell(s) more than {fail_if_slower:g}% slower "
+                              f"beyond noise; the worst: {worst.instance} ({worst.solver}) "
+                              f"x{worst.ratio:.2f}")
 
