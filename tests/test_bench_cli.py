@@ -83,6 +83,13 @@ def test_two_outputs_on_stdout_are_refused_before_any_run():
     (("nothing-here",), "is not a file, a glob"),
     ((TINY, "--solvers", "nope"), "unknown solver 'nope'"),
     ((TINY, "--repeat", "0"), "Invalid value for '--repeat'"),
+    ((TINY, "--min-time", "nan"), "Invalid value for '--min-time': 'nan' is not a finite number"),
+    ((TINY, "--min-time", "inf"), "Invalid value for '--min-time': 'inf' is not a finite number"),
+    ((TINY, "--external-timeout", "nan"), "'nan' is not a finite number"),
+    ((TINY, "--solvers", ""), "--solvers '': names no solver configuration"),
+    ((TINY, "--plot", "x.txt"), "--plot x.txt: the plot is a PNG image; name it FILE.png"),
+    (("genrmf:a=3,b=3,b=4",), "'b' is given twice"),
+    (("compare", "a.json", "b.json", "--fail-if-slower", "nan"), "'nan' is not a finite number"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     result = bench(*args)

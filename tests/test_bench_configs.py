@@ -59,7 +59,8 @@ def test_labels_name_device_and_given_parameters_in_the_solvers_order():
      "solver 'cuda' has no parameter 'threads' (it takes kernel_cycles, block_size)"),
     ("cuda:kernel_cycles=3.5", "kernel_cycles='3.5' is not an integer"),
     ("hipr:global_update_frequency=fast", "global_update_frequency='fast' is not a number"),
-    ("hipr:global_update_frequency=nan", "is not a finite number"),
+    ("hipr:global_update_frequency=nan", "--global-update-frequency nan: must be a finite number"),
+    ("", "names no solver configuration"),
     ("cuda:kernel_cycles=0", "--kernel-cycles 0: must be in 1..2147483647"),
     ("cuda:block_size=2048", "--block-size 2048: must be in 32..1024"),
 ])

@@ -57,6 +57,10 @@ def test_repeats_are_dropped():
     ("genrmf:b=2", "missing --a"),
     ("genrmf:a=2,b=2,z=1", "unknown parameter"),
     ("genrmf-wide-36:a=2", "takes only seed"),
+    ("genrmf:a=3,b=3,b=4", "'b' is given twice"),
+    ("genrmf:a=3,,b=3", "an empty field"),
+    ("genrmf:a=3,b=3,", "an empty field"),
+    ("genrmf-wide-36:seed=1,seed=2", "'seed' is given twice"),
 ])
 def test_bad_instances_are_refused_before_anything_runs(text, message):
     with pytest.raises(ParameterError, match=message):

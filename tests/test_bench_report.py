@@ -10,7 +10,7 @@ from maxflow_cli.bench import report
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.bench.published import ALVINO_2015, ALVINO_2015_NOTE
 from maxflow_cli.bench.runner import BenchRun, Cell, InstanceRecord, Settings
-from maxflow_cli.errors import MaxflowError
+from maxflow_cli.errors import MaxflowError, ParameterError
 
 
 def made_up_run() -> BenchRun:
@@ -78,4 +78,9 @@ def test_plot_writes_a_png(tmp_path):
 def test_plot_without_matplotlib_says_how_to_get_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(MaxflowError, match=r"pip install 'maxflow-dimacs\[plot\]'"):
-        report.require_matplotlib()
+        report.require_plot("out.png")
+
+
+def test_a_plot_is_refused_unless_its_file_is_a_png():
+    with pytest.raises(ParameterError, match=r"--plot x.txt: the plot is a PNG image"):
+        report.require_plot("x.txt")

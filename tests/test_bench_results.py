@@ -31,7 +31,7 @@ ENTRY_FIELDS = {"instance", "family", "group", "solver", "kind", "device", "para
 @pytest.fixture(scope="module")
 def doc():
     run = run_benchmark(parse_instance("genrmf:a=3,b=4,seed=1..2"),
-                        choose_solvers("", "hipr", False),
+                        choose_solvers(None, "hipr", False),
                         Settings(repeat=2, warmup=0, min_time=0.0))
     return document(run, None, environment())
 

@@ -61,7 +61,7 @@ def test_solvers_run_by_default_only_on_their_own_device(register):
 
 def test_warmup_and_measured_runs_are_counted(register):
     register(fake_solver("counted"))
-    run = run_benchmark(TINY[:1], choose_solvers("", "counted", False),
+    run = run_benchmark(TINY[:1], choose_solvers(None, "counted", False),
                         Settings(repeat=3, warmup=2, min_time=0.0))
     (cell,) = run.cells
     assert (cell.warmup, len(cell.samples), cell.stats.runs) == (2, 3, 3)
@@ -71,7 +71,7 @@ def test_warmup_and_measured_runs_are_counted(register):
 
 def test_runs_continue_until_min_time(register):
     register(fake_solver("slow", extra_seconds=0.01))
-    run = run_benchmark(TINY[:1], choose_solvers("", "slow", False),
+    run = run_benchmark(TINY[:1], choose_solvers(None, "slow", False),
                         Settings(repeat=1, warmup=0, min_time=0.05))
     assert len(run.cells[0].samples) >= 4
 
@@ -99,13 +99,13 @@ def test_a_wrong_flow_value_in_any_run_is_a_problem(register):
 
 def test_a_wrong_baseline_fails_its_certificate(register):
     register(fake_solver("liar", wrong_calls=set(range(1, 100))))
-    run = run_benchmark(TINY[:1], choose_solvers("", "liar", False), FAST)
+    run = run_benchmark(TINY[:1], choose_solvers(None, "liar", False), FAST)
     assert run.instances[0].check_problems
     assert run.problems[0].startswith(f"{TINY[0].name}: certificate fails")
 
 
 def test_flow_runs_stage_two_timed_apart():
-    run = run_benchmark(TINY[:1], choose_solvers("", "hipr", True), FAST)
+    run = run_benchmark(TINY[:1], choose_solvers(None, "hipr", True), FAST)
     assert "stage2" in run.cells[0].phases
 
 

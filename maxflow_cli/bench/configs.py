@@ -8,7 +8,6 @@ is three configurations. Keys are the solver's parameters (``kernel_cycles`` or
 now, before anything runs.
 """
 
-import math
 from dataclasses import dataclass
 
 from maxflow_cli.errors import ParameterError
@@ -26,14 +25,12 @@ class Configuration:
 
 
 def _value(parameter: Parameter, text: str, where: str):
-    """``text`` as the parameter's type, within its bounds."""
+    """``text`` as the parameter's type, within its bounds (Parameter.check)."""
     try:
         value = parameter.type(text)
     except ValueError:
         kind = {int: "an integer", float: "a number"}.get(parameter.type, parameter.type.__name__)
         raise ParameterError(f"{where}: {parameter.name}={text!r} is not {kind}") from None
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ParameterError(f"{where}: {parameter.name}={text!r} is not a finite number")
     try:
         parameter.check(value)
     except ParameterError as error:
@@ -74,6 +71,8 @@ def _start(item: str, where: str) -> tuple[SolverSpec, str | None, str]:
 
 def parse_configurations(text: str, option: str = "--solvers") -> list[Configuration]:
     """Every configuration of a comma-separated list (see the module docstring)."""
+    if not text.strip():
+        raise ParameterError(f"{option} {text!r}: names no solver configuration")
     configurations: list[Configuration] = []
     takes_more = False  # whether the last configuration had a ':' (so KEY=VALUE items add to it)
     for item in (part.strip() for part in text.split(",")):

@@ -86,13 +86,18 @@ def _values(text: str, where: str) -> list[int]:
 
 
 def _assignments(text: str, where: str) -> dict[str, list[int]]:
-    """``a=24,b=192,seed=1..5`` -> {'a': [24], 'b': [192], 'seed': [1, ..., 5]}."""
+    """``a=24,b=192,seed=1..5`` -> {'a': [24], 'b': [192], 'seed': [1, ..., 5]}; refuses an
+    empty field and a name given twice (which value was meant?)."""
     table = {}
-    for item in filter(None, text.split(",")):
-        key, equals, value = item.partition("=")
+    for item in text.split(",") if text else []:
+        key, equals, value = (part.strip() for part in item.partition("="))
+        if not item.strip():
+            raise ParameterError(f"{where}: an empty field (two commas, or one at an end)")
         if not equals:
             raise ParameterError(f"{where}: expected NAME=VALUE, not {item!r}")
-        table[key.strip()] = _values(value.strip(), where)
+        if key in table:
+            raise ParameterError(f"{where}: '{key}' is given twice")
+        table[key] = _values(value, where)
     return table
 
 

@@ -20,7 +20,7 @@ from maxflow_cli.bench.results import Change
 from maxflow_cli.bench.runner import BenchRun, Cell
 from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE, geometric_mean
 from maxflow_cli.bench.suites import Suite
-from maxflow_cli.errors import MaxflowError
+from maxflow_cli.errors import MaxflowError, ParameterError
 from maxflow_cli.outputs import atomic_output
 
 LISTED_UNSTABLE = 10
@@ -264,8 +264,11 @@ def print_changes(console: Console, changes: list[Change], only_old: list[str],
             console.print(f"[yellow]{label}[/yellow]: {', '.join(names)}")
 
 
-def require_matplotlib() -> None:
-    """Fail before a long run, not after it, when --plot cannot be drawn."""
+def require_plot(path: str) -> None:
+    """Fail before a long run, not after it, when --plot cannot be drawn: a PNG image, by
+    matplotlib."""
+    if path != "-" and not path.lower().endswith(".png"):
+        raise ParameterError(f"--plot {path}: the plot is a PNG image; name it FILE.png")
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -274,7 +277,7 @@ def require_matplotlib() -> None:
 
 def plot(run: BenchRun, path: str) -> None:
     """Stage-1 time against arcs, log-log, one panel per family and one line per solver."""
-    require_matplotlib()
+    require_plot(path)
     import matplotlib
 
     matplotlib.use("Agg")

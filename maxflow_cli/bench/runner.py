@@ -98,14 +98,14 @@ def default_solvers() -> list[str]:
     return available
 
 
-def choose_solvers(solvers: str, baseline: str, want_flow: bool) -> list[Choice]:
-    """The baseline first, then the configurations of ``solvers`` in order (configs module),
-    each resolved (or refused) here; a configuration given twice runs once."""
+def choose_solvers(solvers: str | None, baseline: str, want_flow: bool) -> list[Choice]:
+    """The baseline first, then the configurations of ``solvers`` in order (configs module;
+    None: none), each resolved (or refused) here; a configuration given twice runs once."""
     (base, *more) = parse_configurations(baseline, "--baseline")
     if more:
         raise ParameterError(f"--baseline {baseline!r}: one configuration, not {1 + len(more)}")
     choices = {}
-    for configuration in [base, *(parse_configurations(solvers) if solvers else [])]:
+    for configuration in [base, *(parse_configurations(solvers) if solvers is not None else [])]:
         spec = configuration.spec
         options = spec.resolve(SolveOptions(want_flow, configuration.device, configuration.params))
         name = label(spec, options.device, configuration.params)

@@ -19,6 +19,7 @@ from maxflow_cli.bench.instances import parse_instances, unique
 from maxflow_cli.bench.runner import Settings, choose_solvers, default_solvers, run_benchmark
 from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE
 from maxflow_cli.bench.suites import SUITES
+from maxflow_cli.commands import FiniteFloat
 from maxflow_cli.errors import BenchFailed, ParameterError
 from maxflow_cli.generators import FAMILIES
 from maxflow_cli.outputs import check_outputs
@@ -65,12 +66,12 @@ def bench() -> None:
 @click.option("--external-pattern", "patterns", multiple=True, metavar="NAME=REGEX",
               help="Read external NAME's flow value from the last match of REGEX (its first "
                    "group) instead.")
-@click.option("--external-timeout", type=click.FloatRange(0, min_open=True),
+@click.option("--external-timeout", type=FiniteFloat(0, min_open=True),
               default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
               help="Kill an external program's run after this long (a problem).")
 @click.option("--repeat", type=click.IntRange(1), default=5, show_default=True, metavar="N",
               help="Measured runs per cell, at least.")
-@click.option("--min-time", type=click.FloatRange(0), default=1.0, show_default=True,
+@click.option("--min-time", type=FiniteFloat(0), default=1.0, show_default=True,
               metavar="SECONDS",
               help="Measured wall time per cell, at least (more runs until reached).")
 @click.option("--warmup", type=click.IntRange(0), default=1, show_default=True, metavar="K",
@@ -127,7 +128,7 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     report_to_stderr = check_outputs({"--json": json_file, "--csv": csv_file,
                                       "--plot": plot_file})
     if plot_file:
-        report.require_matplotlib()
+        report.require_plot(plot_file)
     if suite_name is None and not instances:
         suite_name = DEFAULT_SUITE
     suite = SUITES.get(suite_name)
@@ -137,7 +138,9 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
                   if not seed_count or instance.params.get("seed", 1) <= seed_count
                   ] if suite else []
     chosen = unique([*from_suite, *parse_instances(instances)])
-    choices = choose_solvers(solvers or ",".join(default_solvers()), baseline, flow)
+    if solvers is None:
+        solvers = ",".join(default_solvers())
+    choices = choose_solvers(solvers, baseline, flow)
     choices += parse_externals(externals, patterns, external_timeout,
                                {*registered_solvers(), *(c.label for c in choices)})
     env = results.environment()
@@ -188,7 +191,7 @@ def _list_suites() -> None:
 @bench.command("compare", epilog=f"{NOISE_RULE}.")
 @click.argument("old", metavar="OLD.json")
 @click.argument("new", metavar="NEW.json")
-@click.option("--fail-if-slower", type=click.FloatRange(0), metavar="PCT",
+@click.option("--fail-if-slower", type=FiniteFloat(0), metavar="PCT",
               help="Exit 1 when a cell's median is more than PCT% slower in NEW, beyond noise.")
 def compare(old, new, fail_if_slower):
     """Per (instance, solver) cell in both files: the ratio of stage-1 medians, new/old.
