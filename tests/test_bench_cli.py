@@ -96,6 +96,12 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
     assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
 
 
+def test_option_errors_name_the_command_people_type():
+    result = bench(TINY, "--repeat", "0")
+    assert result.exit_code == 2
+    assert "bench --help' for help" in result.output and "bench run" not in result.output
+
+
 def test_plot_without_matplotlib_fails_before_running(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     result = bench(TINY, "--plot", "out.png")

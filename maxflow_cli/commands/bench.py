@@ -37,11 +37,19 @@ class BenchGroup(click.Group):
         return super().parse_args(ctx, args)
 
 
+class BenchContext(click.Context):
+    """The benchmark's context, whose path is ``maxflow bench``: ``run`` is implicit, so usage
+    lines and error hints (``Try 'maxflow bench --help'``) name the command people type."""
+
+    @property
+    def command_path(self) -> str:
+        return self.parent.command_path
+
+
 class BenchCommand(click.Command):
     """The benchmark itself, shown as ``maxflow bench [OPTIONS] [INSTANCE]...``."""
 
-    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        formatter.write_usage(ctx.parent.command_path, " ".join(self.collect_usage_pieces(ctx)))
+    context_class = BenchContext
 
 
 @click.group("bench", cls=BenchGroup)
