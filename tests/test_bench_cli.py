@@ -134,6 +134,20 @@ def test_compare_and_fail_if_slower(tmp_path):
     assert bench("compare", str(old), str(new), "--fail-if-slower", "60").exit_code == 0
 
 
+@pytest.mark.parametrize("gate", [(), ("--fail-if-slower", "10")])
+def test_compare_with_no_cell_in_common_fails_and_says_why(tmp_path, gate):
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    assert bench(TINY, *FAST, *HIPR, "--json", str(old)).exit_code == 0
+    doc = json.loads(old.read_text())
+    for entry in doc["results"]:
+        entry["solver"] = "renamed"
+    new.write_text(json.dumps(doc))
+    result = bench("compare", str(old), str(new), *gate)
+    assert result.exit_code == 1
+    assert ("no (instance, solver) cell has a median in both files (2 only in OLD, 2 only in NEW)"
+            in result.output)
+
+
 def test_configurations_are_labelled_and_record_device_and_parameters(tmp_path):
     result = bench(TINY, *FAST, "--solvers",
                    "hipr:alpha=3,beta=7,hipr:beta=7,alpha=3,lockfree:threads=1",

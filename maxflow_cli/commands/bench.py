@@ -212,6 +212,10 @@ def compare(old, new, fail_if_slower):
         console.print(f"{label}: {doc.get('created', '?')}  "
                       f"{report.describe_environment(doc['environment'])}", highlight=False)
     changes, only_old, only_new = results.compare(before, after)
+    if not changes:  # else an empty table and exit 0: a gate that can never fail
+        raise BenchFailed(f"no (instance, solver) cell has a median in both files "
+                          f"({len(only_old)} only in OLD, {len(only_new)} only in NEW): "
+                          "nothing to compare")
     report.print_changes(console, changes, only_old, only_new)
     if fail_if_slower is not None:
         slower = [change for change in changes
