@@ -1,7 +1,9 @@
 """`maxflow bench` and `maxflow bench compare` through Click's runner: tables, files, exit codes."""
 
 import csv
+import itertools
 import json
+import signal
 import sys
 from dataclasses import replace
 
@@ -14,7 +16,9 @@ from test_bench_runner import fake_solver
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.bench.suites import SUITES, Suite
 from maxflow_cli.cli import main
+from maxflow_cli.errors import Interrupted
 from maxflow_cli.registry import solvers
+from maxflow_cli.solvers.hipr import solve_hipr
 
 TINY = "genrmf:a=3,b=4,seed=1..2"
 FAST = ("--repeat", "2", "--warmup", "0", "--min-time", "0")
@@ -94,6 +98,32 @@ def test_two_outputs_on_stdout_are_refused_before_any_run():
 def test_bad_input_is_one_line_and_exit_2(args, message):
     result = bench(*args)
     assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("interrupt, exit_code", [
+    (KeyboardInterrupt(), 130), (Interrupted(signal.SIGTERM), 143)])
+def test_an_interrupted_run_writes_what_finished_marked_incomplete(monkeypatch, tmp_path,
+                                                                   interrupt, exit_code):
+    calls = itertools.count(1)
+
+    def solve(graph, options):
+        if next(calls) == 3:  # the first run on the second instance (2 runs per cell)
+            raise interrupt
+        return solve_hipr(graph, options)
+
+    spec = replace(fake_solver("stopper"), solve=solve)
+    monkeypatch.setitem(solvers(), spec.name, spec)
+    json_file, csv_file = tmp_path / "r.json", tmp_path / "r.csv"
+    result = bench(TINY, *FAST, "--solvers", "hipr,stopper", "--json", str(json_file),
+                   "--csv", str(csv_file))
+    assert result.exit_code == exit_code
+    assert "1 of 2 instances finished" in result.output and "marked incomplete" in result.output
+    doc = json.loads(json_file.read_text())
+    assert doc["complete"] is False and len(doc["instances"]) == 1
+    assert {(entry["solver"], entry["runs"]) for entry in doc["results"]} == {
+        ("hipr", 2), ("stopper", 2)}
+    rows = list(csv.DictReader(csv_file.open()))
+    assert len(rows) == 2 and {row["complete"] for row in rows} == {"False"}
 
 
 def test_option_errors_name_the_command_people_type():

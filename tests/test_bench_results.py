@@ -39,7 +39,8 @@ def doc():
 def test_the_document_has_the_documented_fields(doc):
     assert doc["schema"] == SCHEMA == 1
     assert {"schema", "created", "settings", "environment", "compile", "instances", "results",
-            "problems"} <= set(doc)
+            "problems", "complete"} <= set(doc)
+    assert doc["complete"] is True
     env = doc["environment"]
     assert {"cpu", "gpus", "python", "numpy", "numba", "pycuda", "maxflow", "git"} <= set(env)
     assert env["cpu"]["cores"] >= 1 and env["cpu"]["model"]

@@ -8,7 +8,9 @@ The document (``SCHEMA`` 1) holds ``schema``, ``created``, ``settings``, ``envir
 wall time of an external program that prints none; ``wall_samples`` besides) and their
 ``median``, ``mad`` (unscaled), ``min``, ``max``, ``unstable``, ``speedup`` over the
 baseline, ``flow_value`` and ``failure``; ``settings.configurations`` says what each label
-is. Statistics of a failed cell are null. ``maxflow bench compare`` reads two documents.
+is. Statistics of a failed cell are null. ``complete`` is false when the run was interrupted:
+it holds the instances benched before (the CSV repeats it on every row). ``maxflow bench
+compare`` reads two documents.
 """
 
 import csv
@@ -32,8 +34,7 @@ from maxflow_cli.outputs import atomic_output
 SCHEMA = 1
 CSV_COLUMNS = ("instance", "family", "group", "solver", "kind", "device", "params", "vertices",
                "arcs", "runs", "warmup", "timed", "median", "mad", "min", "max", "unstable",
-               "speedup", "flow_value", "failure",
-               "samples")
+               "speedup", "flow_value", "failure", "complete", "samples")
 
 
 def _cpu_model() -> str:
@@ -147,6 +148,7 @@ def document(run: BenchRun, suite: str | None, env: dict) -> dict:
         } for record in run.instances],
         "results": results,
         "problems": run.problems,
+        "complete": run.complete,
     }
 
 
@@ -163,6 +165,7 @@ def write_csv(doc: dict, path: str) -> None:
     writer.writeheader()
     for entry in doc["results"]:
         writer.writerow(entry | {"samples": " ".join(map(repr, entry["samples"])),
+                                 "complete": doc["complete"],
                                  "params": " ".join(f"{key}={value}"
                                                     for key, value in entry["params"].items())})
     with atomic_output(path) as stream:

@@ -16,6 +16,7 @@ must give the flow value of the baseline's first run, and the certificate of tha
 is checked (outside any timing).
 """
 
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -28,7 +29,7 @@ from maxflow_cli.bench.external import DimacsInput, RunFailed
 from maxflow_cli.bench.instances import Instance
 from maxflow_cli.bench.stats import Stats, summarize
 from maxflow_cli.check import check_answer
-from maxflow_cli.errors import ParameterError, SolverUnavailable
+from maxflow_cli.errors import Interrupted, ParameterError, SolverUnavailable
 from maxflow_cli.registry import SolveOptions, SolverSpec, solvers
 from maxflow_cli.residual import ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
@@ -163,6 +164,7 @@ class BenchRun:
     configurations: dict[str, dict] = field(default_factory=dict)
     instances: list[InstanceRecord] = field(default_factory=list)
     cells: list[Cell] = field(default_factory=list)
+    complete: bool = True  # False: interrupted, the instances benched so far
 
     @property
     def baseline(self) -> str:
@@ -319,10 +321,23 @@ def run_benchmark(instances: list[Instance], choices: list, settings: Settings,
                    {choice.label: choice.prepare() for choice in choices
                     if choice.kind == "solver"},
                    {choice.label: choice.describe() for choice in choices})
-    for instance in instances:
-        record, cells = bench_instance(instance, choices, settings,
-                                       lambda text, count, done=len(run.cells):
-                                       progress(text, done + count))
-        run.instances.append(record)
-        run.cells.extend(cells)
+    try:
+        for instance in instances:
+            record, cells = bench_instance(instance, choices, settings,
+                                           lambda text, count, done=len(run.cells):
+                                           progress(text, done + count))
+            run.instances.append(record)
+            run.cells.extend(cells)
+    except KeyboardInterrupt as interrupt:
+        run.complete = False
+        raise BenchInterrupted(getattr(interrupt, "signum", signal.SIGINT), run) from None
     return run
+
+
+class BenchInterrupted(Interrupted):
+    """A signal during the runs; ``run`` holds the instances benched to the end before it (an
+    instance cut short is left out: its cells lack their runs and its certificate)."""
+
+    def __init__(self, signum: int, run: BenchRun):
+        super().__init__(signum)
+        self.run = run

@@ -16,7 +16,14 @@ from rich.table import Table
 from maxflow_cli.bench import report, results
 from maxflow_cli.bench.external import DEFAULT_TIMEOUT, parse_externals
 from maxflow_cli.bench.instances import parse_instances, unique
-from maxflow_cli.bench.runner import Settings, choose_solvers, default_solvers, run_benchmark
+from maxflow_cli.bench.runner import (
+    BenchInterrupted,
+    BenchRun,
+    Settings,
+    choose_solvers,
+    default_solvers,
+    run_benchmark,
+)
 from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE
 from maxflow_cli.bench.suites import SUITES
 from maxflow_cli.commands import FiniteFloat
@@ -156,28 +163,45 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     console = Console(file=sys.stderr if report_to_stderr else sys.stdout)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task("compiling", total=len(chosen) * len(choices))
-        settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow,
-                            interleave=interleave)
-        outcome = run_benchmark(chosen, choices, settings,
-                                lambda text, done:
-                                progress.update(task, description=text, completed=done))
+    settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow,
+                        interleave=interleave)
+    try:
+        with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+            task = progress.add_task("compiling", total=len(chosen) * len(choices))
+            outcome = run_benchmark(chosen, choices, settings,
+                                    lambda text, done:
+                                    progress.update(task, description=text, completed=done))
+    except BenchInterrupted as interrupted:
+        # What finished is kept, marked incomplete; then the signal ends the command (exit 130).
+        finished = len(interrupted.run.instances)
+        if finished and (json_file or csv_file):
+            _write_results(interrupted.run, suite_name, env, json_file, csv_file)
+            Console(stderr=True).print(
+                f"{finished} of {len(chosen)} instances finished: written to "
+                f"{' and '.join(filter(None, (json_file, csv_file)))}, marked incomplete",
+                highlight=False)
+        raise
 
     report.print_header(console, outcome, suite, env)
     report.print_run(console, outcome, suite.published if suite else (),
                      suite.published_note if suite else "", detail)
-    if json_file or csv_file:
-        doc = results.document(outcome, suite_name, env)
-        if json_file:
-            results.write_json(doc, json_file)
-        if csv_file:
-            results.write_csv(doc, csv_file)
+    _write_results(outcome, suite_name, env, json_file, csv_file)
     if plot_file:
         report.plot(outcome, plot_file)
     problems = outcome.problems
     if problems:
         raise BenchFailed(f"{len(problems)} problem(s); the first: {problems[0]}")
+
+
+def _write_results(run: BenchRun, suite_name: str | None, env: dict, json_file: str | None,
+                   csv_file: str | None) -> None:
+    """The run's document to --json and --csv, where given."""
+    if json_file or csv_file:
+        doc = results.document(run, suite_name, env)
+        if json_file:
+            results.write_json(doc, json_file)
+        if csv_file:
+            results.write_csv(doc, csv_file)
 
 
 def _list_suites() -> None:
