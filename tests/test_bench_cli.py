@@ -126,6 +126,16 @@ def test_an_interrupted_run_writes_what_finished_marked_incomplete(monkeypatch, 
     assert len(rows) == 2 and {row["complete"] for row in rows} == {"False"}
 
 
+def test_a_large_run_says_its_size_and_needs_yes():
+    result = bench("genrmf:a=3,b=4,seed=1..1001", *HIPR)
+    assert result.exit_code == 2
+    assert ("1,001 cells (1,001 instances x 1 configuration), each 1 warm-up and >= 5 runs "
+            "over >= 1 s: at least 17 min; more than 1,000 cells: add --yes" in result.output)
+    result = bench("genrmf:a=3,b=4,seed=1..50", *FAST, "--solvers", "hipr,hipr:alpha=3")
+    assert result.exit_code == 0
+    assert "maxflow bench: 100 cells (50 instances x 2 configurations)" in result.output
+
+
 def test_option_errors_name_the_command_people_type():
     result = bench(TINY, "--repeat", "0")
     assert result.exit_code == 2

@@ -73,8 +73,9 @@ def _speedup(value: float) -> str:
     return "—" if math.isnan(value) else f"{value:.2f}x"
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def counted(number: int, noun: str) -> str:
+    """``3 solvers``, ``1 solver``; thousands separated."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def describe_environment(env: dict) -> str:
@@ -92,8 +93,8 @@ def print_header(console: Console, run: BenchRun, suite: Suite | None, env: dict
     what = f"suite {suite.name}, " if suite else ""
     console.print(describe_environment(env), highlight=False)
     console.print(
-        f"[bold]maxflow bench[/bold]: {what}{_count(len(run.instances), 'instance')} x "
-        f"{_count(len(run.solvers), 'solver')}; "
+        f"[bold]maxflow bench[/bold]: {what}{counted(len(run.instances), 'instance')} x "
+        f"{counted(len(run.solvers), 'solver')}; "
         f"stage-1 seconds, median of >= {settings.repeat} runs and >= {settings.min_time:g} s "
         f"per cell after {settings.warmup} warm-up; baseline {run.baseline}")
     console.print("compile (kept out of the times): "

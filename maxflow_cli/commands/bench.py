@@ -33,6 +33,10 @@ from maxflow_cli.outputs import check_outputs
 from maxflow_cli.registry import solvers as registered_solvers
 
 DEFAULT_SUITE = "quick"
+ANNOUNCED_CELLS = 100
+"""A run of this many (instance, configuration) cells or more says its size before it starts."""
+CONFIRMED_CELLS = 1000
+"""A run of more cells than this needs --yes: a spec's range can make one of days by mistake."""
 
 
 class BenchGroup(click.Group):
@@ -108,13 +112,15 @@ def bench() -> None:
               help="Add each cell's statistics, phase times and counters.")
 @click.option("--json", "json_file", metavar="FILE",
               help="Write every sample, the statistics and the machine.")
+@click.option("--yes", is_flag=True,
+              help=f"Run more than {CONFIRMED_CELLS:,} (instance, configuration) cells.")
 @click.option("--csv", "csv_file", metavar="FILE", help="Write one row per (instance, solver).")
 @click.option("--plot", "plot_file", metavar="FILE.png",
               help="Draw time against size per family (needs matplotlib: "
                    "pip install 'maxflow-dimacs[plot]').")
 def run(instances, solvers, baseline, externals, patterns, external_timeout, repeat, min_time,
         warmup, interleave, suite_name, seed_count, list_suites, flow, detail, json_file,
-        csv_file, plot_file):
+        yes, csv_file, plot_file):
     """Time solvers on instances and print a table per family with speedups over the baseline.
 
     An INSTANCE is a DIMACS file, a quoted glob ('data/*.max'), a preset with optional seeds
@@ -165,6 +171,7 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
                TimeElapsedColumn())
     settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow,
                         interleave=interleave)
+    _announce(len(chosen), len(choices), settings, yes)
     try:
         with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
             task = progress.add_task("compiling", total=len(chosen) * len(choices))
@@ -191,6 +198,29 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     problems = outcome.problems
     if problems:
         raise BenchFailed(f"{len(problems)} problem(s); the first: {problems[0]}")
+
+
+def _announce(instances: int, configurations: int, settings: Settings, yes: bool) -> None:
+    """Say how many cells a large run has and the least time they take (every cell measures for
+    --min-time at least); refuse more than CONFIRMED_CELLS without --yes."""
+    cells = instances * configurations
+    least = cells * settings.min_time
+    size = (f"{report.counted(cells, 'cell')} ({report.counted(instances, 'instance')} x "
+            f"{report.counted(configurations, 'configuration')}), each "
+            f"{settings.warmup} warm-up and >= {settings.repeat} runs over >= "
+            f"{settings.min_time:g} s: at least {_duration(least)}")
+    if cells > CONFIRMED_CELLS and not yes:
+        raise ParameterError(f"{size}; more than {CONFIRMED_CELLS:,} cells: add --yes to run it")
+    if cells >= ANNOUNCED_CELLS:
+        Console(stderr=True).print(f"maxflow bench: {size}", highlight=False)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def _write_results(run: BenchRun, suite_name: str | None, env: dict, json_file: str | None,
