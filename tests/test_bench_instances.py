@@ -4,6 +4,7 @@ import pytest
 from fixtures import DATA
 
 from maxflow_cli.bench.instances import FILES, parse_instance, parse_instances
+from maxflow_cli.bench.suites import SUITES
 from maxflow_cli.errors import ParameterError
 
 
@@ -45,6 +46,15 @@ def test_names_parse_back_to_the_same_instance():
 
 def test_repeats_are_dropped():
     assert len(parse_instances(["genrmf:a=2,b=2", "genrmf:a=2,b=2,seed=1"])) == 1
+
+
+def test_the_quick_suites_sizes_are_presets():
+    names = {instance.group for instance in SUITES["quick"].instances}
+    assert len(names) == 15
+    for name in names:
+        (instance,) = parse_instance(name)
+        assert (instance.name, instance.group) == (f"{name}:seed=1", name)
+    assert parse_instance("genrmf-long-8x64:seed=2")[0] in SUITES["quick"].instances
 
 
 @pytest.mark.parametrize("text, message", [

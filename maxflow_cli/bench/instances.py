@@ -64,12 +64,10 @@ def preset_instances(preset_name: str, seeds) -> list[Instance]:
             for seed in seeds]
 
 
-def spec_instances(generator: str, params: dict, seeds, family_label: str | None = None,
-                   group: str | None = None) -> list[Instance]:
+def spec_instances(generator: str, params: dict, seeds) -> list[Instance]:
     """One instance per seed of a generator spec, named by the spec that makes it."""
     stem = f"{generator}:" + ",".join(f"{key}={value}" for key, value in params.items())
-    return [generated(f"{stem},seed={seed}", family_label or generator, group or stem, generator,
-                      params | {"seed": seed})
+    return [generated(f"{stem},seed={seed}", generator, stem, generator, params | {"seed": seed})
             for seed in seeds]
 
 
