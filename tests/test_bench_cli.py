@@ -136,6 +136,17 @@ def test_a_large_run_says_its_size_and_needs_yes():
     assert "maxflow bench: 100 cells (50 instances x 2 configurations)" in result.output
 
 
+def test_the_header_comes_before_the_runs(monkeypatch):
+    def solve(graph, options):
+        raise KeyboardInterrupt
+
+    spec = replace(fake_solver("stopper"), solve=solve)
+    monkeypatch.setitem(solvers(), spec.name, spec)
+    result = bench(TINY, *FAST, "--baseline", "stopper", "--solvers", "stopper")
+    assert result.exit_code == 130
+    assert "maxflow bench: 2 instances x 1 solver; stage-1 seconds" in result.output
+
+
 def test_option_errors_name_the_command_people_type():
     result = bench(TINY, "--repeat", "0")
     assert result.exit_code == 2

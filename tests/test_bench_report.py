@@ -13,16 +13,18 @@ from maxflow_cli.bench.runner import BenchRun, Cell, InstanceRecord, Settings
 from maxflow_cli.errors import MaxflowError, ParameterError
 
 
-def made_up_run() -> BenchRun:
-    """Two seeds of one Alvino size, hipr twice as slow as 'fast'; no solving."""
+def made_up_run(other: str = "fast", slowdown: float = 0.5) -> BenchRun:
+    """Two seeds of one Alvino size, ``other`` taking ``slowdown`` times hipr's time (its last
+    sample twice that); no solving."""
     instances = parse_instance("genrmf-wide-36:seed=1..2")
-    run = BenchRun(Settings(), ["hipr", "fast"], {"hipr": 0.1, "fast": 0.2},
-                   dict.fromkeys(["hipr", "fast"], {"kind": "solver"}))
+    run = BenchRun(Settings(), ["hipr", other], {"hipr": 0.1, other: 0.2},
+                   dict.fromkeys(["hipr", other], {"kind": "solver"}))
     for instance, base in zip(instances, (1.0, 3.0)):
         run.instances.append(InstanceRecord(instance, 46656, 226800, 0.01, 0.02, [],
                                             cut_capacity=7))
         run.cells.append(made_up_cell(instance.name, "hipr", [base] * 5, {"pushes": 9}))
-        run.cells.append(made_up_cell(instance.name, "fast", [base / 2] * 4 + [base]))
+        run.cells.append(made_up_cell(instance.name, other,
+                                      [base * slowdown] * 4 + [base * slowdown * 2]))
     return run
 
 
@@ -52,6 +54,24 @@ def test_the_family_table_with_speedups_and_the_papers_numbers():
     assert "paper hipr (s)" in text and "0.48" in text and "1.95x" in text and "table 4.3" in text
     assert "2 unstable cells" in text and "fast" in text
     assert "FAILED" not in text
+
+
+@pytest.mark.parametrize("slowdown, speedup", [
+    (812, "0.00123x"), (2, "0.500x"), (1 / 12.34, "12.3x"), (1 / 1234.4, "1,234x")])
+def test_speedups_keep_three_significant_figures(slowdown, speedup):
+    stream = io.StringIO()
+    report.print_run(Console(file=stream, width=250), made_up_run(slowdown=slowdown))
+    assert speedup in stream.getvalue()
+
+
+def test_a_report_off_a_terminal_is_printed_whole(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    label = "fast:" + ",".join(f"parameter_{i}={i}" for i in range(8))
+    stream = io.StringIO()
+    report.print_run(report.console_for(stream), made_up_run(label))
+    text = stream.getvalue()
+    assert f"speedup {label}" in text and "…" not in text
+    assert max(map(len, text.splitlines())) > 250
 
 
 def test_detail_adds_phases_and_counters():

@@ -9,6 +9,7 @@ its own stage 1 (``cut tm``) where it prints one, its wall time (``wall``) other
 """
 
 import math
+import os
 from dataclasses import dataclass
 
 from rich import box
@@ -65,12 +66,29 @@ def rows(run: BenchRun) -> dict[str, list[Row]]:
     return table
 
 
+UNLIMITED_WIDTH = 100_000
+"""The width of a report that is not going to a terminal: wide enough for any table."""
+
+
+def console_for(stream) -> Console:
+    """A console for the report on ``stream``. A terminal's is its width; elsewhere (a pipe, a
+    file, a CI log) a table is never cut to rich's default 80 columns but printed whole, unless
+    COLUMNS says how wide to be."""
+    probe = Console(file=stream)
+    if probe.is_terminal or os.environ.get("COLUMNS", "").isdigit():
+        return probe
+    return Console(file=stream, width=UNLIMITED_WIDTH)
+
+
 def _seconds(value: float) -> str:
     return "—" if math.isnan(value) else f"{value:.4g}"
 
 
 def _speedup(value: float) -> str:
-    return "—" if math.isnan(value) else f"{value:.2f}x"
+    """Three significant figures (0.00123x, 0.500x, 12.3x), whole numbers from 100x."""
+    if math.isnan(value):
+        return "—"
+    return f"{value:,.0f}x" if value >= 100 else f"{value:#.3g}x"
 
 
 def counted(number: int, noun: str) -> str:
@@ -88,18 +106,17 @@ def describe_environment(env: dict) -> str:
             f"maxflow {env['maxflow']}{commit}; Python {env['python']}, numba {env['numba']}")
 
 
-def print_header(console: Console, run: BenchRun, suite: Suite | None, env: dict) -> None:
+def print_header(console: Console, run: BenchRun, instances: int, suite: Suite | None,
+                 env: dict) -> None:
+    """The machine and what runs, printed before anything runs (``run``: runner.plan)."""
     settings = run.settings
     what = f"suite {suite.name}, " if suite else ""
     console.print(describe_environment(env), highlight=False)
     console.print(
-        f"[bold]maxflow bench[/bold]: {what}{counted(len(run.instances), 'instance')} x "
+        f"[bold]maxflow bench[/bold]: {what}{counted(instances, 'instance')} x "
         f"{counted(len(run.solvers), 'solver')}; "
         f"stage-1 seconds, median of >= {settings.repeat} runs and >= {settings.min_time:g} s "
         f"per cell after {settings.warmup} warm-up; baseline {run.baseline}")
-    console.print("compile (kept out of the times): "
-                  + ", ".join(f"{solver} {seconds:.2f} s"
-                              for solver, seconds in run.compile.items()))
     if run.externals:
         console.print("external programs (DIMACS on stdin): " + ", ".join(
             f"{label} = {run.configurations[label]['command']}"
@@ -214,7 +231,11 @@ def _detail_tables(run: BenchRun) -> list[Table]:
 def print_run(console: Console, run: BenchRun, published: tuple[PublishedRow, ...] = (),
               published_note: str = "",
               detail: bool = False) -> None:
-    """The family tables, the detail when asked, the unstable cells, then the problems in red."""
+    """The compile times, the family tables, the detail when asked, the unstable cells, then
+    the problems in red."""
+    console.print("compile (kept out of the times): "
+                  + ", ".join(f"{solver} {seconds:.2f} s"
+                              for solver, seconds in run.compile.items()))
     by_preset = {row.preset: row for row in published}
     for family, family_rows in rows(run).items():
         console.print(_family_table(family, family_rows, run, by_preset))

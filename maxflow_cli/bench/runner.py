@@ -311,16 +311,21 @@ def bench_instance(instance: Instance, choices: list, settings: Settings,
     return record, [tally.cell(settings.warmup) for tally in tallies]
 
 
+def plan(choices: list, settings: Settings) -> BenchRun:
+    """The run before anything is compiled or run: what its header says."""
+    return BenchRun(settings, [choice.label for choice in choices], {},
+                    {choice.label: choice.describe() for choice in choices})
+
+
 def run_benchmark(instances: list[Instance], choices: list, settings: Settings,
                   progress: Progress = lambda text, done: None) -> BenchRun:
     """Compile every solver once, then bench every instance in turn (one graph in memory at a time);
     ``choices`` are Choices, the baseline first, then Externals; ``progress`` gets the number of
     cells done in the whole run."""
     progress("compiling", 0)
-    run = BenchRun(settings, [choice.label for choice in choices],
-                   {choice.label: choice.prepare() for choice in choices
-                    if choice.kind == "solver"},
-                   {choice.label: choice.describe() for choice in choices})
+    run = plan(choices, settings)
+    run.compile = {choice.label: choice.prepare() for choice in choices
+                   if choice.kind == "solver"}
     try:
         for instance in instances:
             record, cells = bench_instance(instance, choices, settings,

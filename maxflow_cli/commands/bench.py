@@ -22,6 +22,7 @@ from maxflow_cli.bench.runner import (
     Settings,
     choose_solvers,
     default_solvers,
+    plan,
     run_benchmark,
 )
 from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE
@@ -166,12 +167,13 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
                                {*registered_solvers(), *(c.label for c in choices)})
     env = results.environment()
 
-    console = Console(file=sys.stderr if report_to_stderr else sys.stdout)
+    console = report.console_for(sys.stderr if report_to_stderr else sys.stdout)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow,
                         interleave=interleave)
     _announce(len(chosen), len(choices), settings, yes)
+    report.print_header(console, plan(choices, settings), len(chosen), suite, env)
     try:
         with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
             task = progress.add_task("compiling", total=len(chosen) * len(choices))
@@ -189,7 +191,6 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
                 highlight=False)
         raise
 
-    report.print_header(console, outcome, suite, env)
     report.print_run(console, outcome, suite.published if suite else (),
                      suite.published_note if suite else "", detail)
     _write_results(outcome, suite_name, env, json_file, csv_file)
@@ -236,7 +237,7 @@ def _write_results(run: BenchRun, suite_name: str | None, env: dict, json_file: 
 
 def _list_suites() -> None:
     """Each suite's rows: family, instance group, vertices, arcs, seeds."""
-    console = Console(file=sys.stdout)
+    console = report.console_for(sys.stdout)
     for suite in SUITES.values():
         table = Table(title=f"[bold]{suite.name}[/bold]: {suite.title}", title_justify="left")
         for name in ("family", "instance", "vertices", "arcs", "seeds"):
@@ -261,7 +262,7 @@ def compare(old, new, fail_if_slower):
     Files are written by 'maxflow bench --json'.
     """
     before, after = results.load(old), results.load(new)
-    console = Console(file=sys.stdout)
+    console = report.console_for(sys.stdout)
     for label, doc in (("OLD", before), ("NEW", after)):
         console.print(f"{label}: {doc.get('created', '?')}  "
                       f"{report.describe_environment(doc['environment'])}", highlight=False)
