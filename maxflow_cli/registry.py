@@ -11,6 +11,7 @@ a solver cannot run here (no GPU, no PyCUDA), or None.
 """
 
 import importlib
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -41,7 +42,10 @@ class Parameter:
         return "--" + self.name.replace("_", "-")
 
     def check(self, value) -> None:
-        """ParameterError unless minimum <= value <= maximum."""
+        """ParameterError unless minimum <= value <= maximum, and a float is finite (every
+        comparison with nan is false, so bounds alone let it through)."""
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ParameterError(f"{self.flag} {value}: must be a finite number")
         if (self.minimum is not None and value < self.minimum) or \
                 (self.maximum is not None and value > self.maximum):
             bounds = f"{'' if self.minimum is None else self.minimum}.." \

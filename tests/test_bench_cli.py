@@ -1,7 +1,9 @@
 """`maxflow bench` and `maxflow bench compare` through Click's runner: tables, files, exit codes."""
 
 import csv
+import itertools
 import json
+import signal
 import sys
 from dataclasses import replace
 
@@ -14,7 +16,9 @@ from test_bench_runner import fake_solver
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.bench.suites import SUITES, Suite
 from maxflow_cli.cli import main
+from maxflow_cli.errors import Interrupted
 from maxflow_cli.registry import solvers
+from maxflow_cli.solvers.hipr import solve_hipr
 
 TINY = "genrmf:a=3,b=4,seed=1..2"
 FAST = ("--repeat", "2", "--warmup", "0", "--min-time", "0")
@@ -22,7 +26,7 @@ HIPR = ("--solvers", "hipr")
 
 
 def bench(*args):
-    return CliRunner().invoke(main, ["bench", *args], env={"COLUMNS": "300"})  # wide: no header wraps
+    return CliRunner().invoke(main, ["bench", *args], env={"COLUMNS": "300"})  # no header wraps
 
 
 def test_help_shows_the_usage_and_the_rules():
@@ -34,19 +38,23 @@ def test_help_shows_the_usage_and_the_rules():
 
 
 def test_a_run_prints_tables_and_writes_json_and_csv(tmp_path):
-    result = bench(TINY, str(DATA / "clrs.max"), *FAST, *HIPR, "--detail", "--json", str(tmp_path / "r.json"),
+    result = bench(TINY, str(DATA / "clrs.max"), *FAST, *HIPR, "--detail", "--json",
+                   str(tmp_path / "r.json"),
                    "--csv", str(tmp_path / "r.csv"))
     assert result.exit_code == 0, result.output
-    for text in ("genrmf:a=3,b=4", "files", "hipr (s)", "compile (kept out of the times)", "instances (seconds)"):
+    for text in ("genrmf:a=3,b=4", "files", "hipr (s)", "compile (kept out of the times)",
+                 "instances (seconds)"):
         assert text in result.output
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["schema"] == 1 and len(doc["results"]) == 3
-    assert {entry["flow_value"] for entry in doc["results"] if entry["instance"].endswith("clrs.max")} == {23}
+    assert {entry["flow_value"] for entry in doc["results"]
+            if entry["instance"].endswith("clrs.max")} == {23}
     assert len((tmp_path / "r.csv").read_text().splitlines()) == 4
 
 
 def test_no_instance_runs_the_quick_suite(monkeypatch):
-    monkeypatch.setitem(SUITES, "quick", Suite("quick", "tiny stand-in", tuple(parse_instance(TINY))))
+    monkeypatch.setitem(SUITES, "quick",
+                        Suite("quick", "tiny stand-in", tuple(parse_instance(TINY))))
     result = bench(*FAST, *HIPR)
     assert result.exit_code == 0, result.output
     assert "suite quick, 2 instances x 1 solver" in result.output
@@ -79,10 +87,70 @@ def test_two_outputs_on_stdout_are_refused_before_any_run():
     (("nothing-here",), "is not a file, a glob"),
     ((TINY, "--solvers", "nope"), "unknown solver 'nope'"),
     ((TINY, "--repeat", "0"), "Invalid value for '--repeat'"),
+    ((TINY, "--min-time", "nan"), "Invalid value for '--min-time': 'nan' is not a finite number"),
+    ((TINY, "--min-time", "inf"), "Invalid value for '--min-time': 'inf' is not a finite number"),
+    ((TINY, "--external-timeout", "nan"), "'nan' is not a finite number"),
+    ((TINY, "--solvers", ""), "--solvers '': names no solver configuration"),
+    ((TINY, "--plot", "x.txt"), "--plot x.txt: the plot is a PNG image; name it FILE.png"),
+    (("genrmf:a=3,b=3,b=4",), "'b' is given twice"),
+    (("compare", "a.json", "b.json", "--fail-if-slower", "nan"), "'nan' is not a finite number"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     result = bench(*args)
     assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("interrupt, exit_code", [
+    (KeyboardInterrupt(), 130), (Interrupted(signal.SIGTERM), 143)])
+def test_an_interrupted_run_writes_what_finished_marked_incomplete(monkeypatch, tmp_path,
+                                                                   interrupt, exit_code):
+    calls = itertools.count(1)
+
+    def solve(graph, options):
+        if next(calls) == 3:  # the first run on the second instance (2 runs per cell)
+            raise interrupt
+        return solve_hipr(graph, options)
+
+    spec = replace(fake_solver("stopper"), solve=solve)
+    monkeypatch.setitem(solvers(), spec.name, spec)
+    json_file, csv_file = tmp_path / "r.json", tmp_path / "r.csv"
+    result = bench(TINY, *FAST, "--solvers", "hipr,stopper", "--json", str(json_file),
+                   "--csv", str(csv_file))
+    assert result.exit_code == exit_code
+    assert "1 of 2 instances finished" in result.output and "marked incomplete" in result.output
+    doc = json.loads(json_file.read_text())
+    assert doc["complete"] is False and len(doc["instances"]) == 1
+    assert {(entry["solver"], entry["runs"]) for entry in doc["results"]} == {
+        ("hipr", 2), ("stopper", 2)}
+    rows = list(csv.DictReader(csv_file.open()))
+    assert len(rows) == 2 and {row["complete"] for row in rows} == {"False"}
+
+
+def test_a_large_run_says_its_size_and_needs_yes():
+    result = bench("genrmf:a=3,b=4,seed=1..1001", *HIPR)
+    assert result.exit_code == 2
+    assert ("1,001 cells (1,001 instances x 1 configuration), each 1 warm-up and >= 5 runs "
+            "over >= 1 s: at least 17 min; more than 1,000 cells: add --yes" in result.output)
+    result = bench("genrmf:a=3,b=4,seed=1..50", *FAST, "--solvers", "hipr,hipr:alpha=3")
+    assert result.exit_code == 0
+    assert "maxflow bench: 100 cells (50 instances x 2 configurations)" in result.output
+
+
+def test_the_header_comes_before_the_runs(monkeypatch):
+    def solve(graph, options):
+        raise KeyboardInterrupt
+
+    spec = replace(fake_solver("stopper"), solve=solve)
+    monkeypatch.setitem(solvers(), spec.name, spec)
+    result = bench(TINY, *FAST, "--baseline", "stopper", "--solvers", "stopper")
+    assert result.exit_code == 130
+    assert "maxflow bench: 2 instances x 1 solver; stage-1 seconds" in result.output
+
+
+def test_option_errors_name_the_command_people_type():
+    result = bench(TINY, "--repeat", "0")
+    assert result.exit_code == 2
+    assert "bench --help' for help" in result.output and "bench run" not in result.output
 
 
 def test_plot_without_matplotlib_fails_before_running(monkeypatch):
@@ -94,7 +162,8 @@ def test_plot_without_matplotlib_fails_before_running(monkeypatch):
 def test_list_suites():
     result = bench("--list-suites")
     assert result.exit_code == 0
-    for text in ("quick", "gutierrez2012", "hehong2010", "alvino2015", "genrmf-wide-128", "2,097,152"):
+    for text in ("quick", "gutierrez2012", "hehong2010", "alvino2015", "genrmf-wide-128",
+                 "2,097,152"):
         assert text in result.output
 
 
@@ -116,18 +185,35 @@ def test_compare_and_fail_if_slower(tmp_path):
     assert bench("compare", str(old), str(new), "--fail-if-slower", "60").exit_code == 0
 
 
+@pytest.mark.parametrize("gate", [(), ("--fail-if-slower", "10")])
+def test_compare_with_no_cell_in_common_fails_and_says_why(tmp_path, gate):
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    assert bench(TINY, *FAST, *HIPR, "--json", str(old)).exit_code == 0
+    doc = json.loads(old.read_text())
+    for entry in doc["results"]:
+        entry["solver"] = "renamed"
+    new.write_text(json.dumps(doc))
+    result = bench("compare", str(old), str(new), *gate)
+    assert result.exit_code == 1
+    assert ("no (instance, solver) cell has a median in both files (2 only in OLD, 2 only in NEW)"
+            in result.output)
+
+
 def test_configurations_are_labelled_and_record_device_and_parameters(tmp_path):
-    result = bench(TINY, *FAST, "--solvers", "hipr:alpha=3,beta=7,hipr:beta=7,alpha=3,lockfree:threads=1",
+    result = bench(TINY, *FAST, "--solvers",
+                   "hipr:alpha=3,beta=7,hipr:beta=7,alpha=3,lockfree:threads=1",
                    "--json", str(tmp_path / "r.json"), "--csv", str(tmp_path / "r.csv"))
     assert result.exit_code == 0, result.output
-    assert "hipr:alpha=3,beta=7 (s)" in result.output and "speedup lockfree:threads=1" in result.output
+    assert "hipr:alpha=3,beta=7 (s)" in result.output
+    assert "speedup lockfree:threads=1" in result.output
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["settings"]["solvers"] == ["hipr", "hipr:alpha=3,beta=7", "lockfree:threads=1"]
     assert doc["settings"]["configurations"]["lockfree:threads=1"] == {
         "kind": "solver", "solver": "lockfree", "device": "cpu", "params": {"threads": 1}}
     cells = {(entry["instance"], entry["solver"]): entry for entry in doc["results"]}
     first = parse_instance(TINY)[0].name
-    assert cells[first, "hipr:alpha=3,beta=7"]["params"] == {"global_update_frequency": 0.5, "alpha": 3, "beta": 7}
+    assert cells[first, "hipr:alpha=3,beta=7"]["params"] == {
+        "global_update_frequency": 0.5, "alpha": 3, "beta": 7}
     assert cells[first, "lockfree:threads=1"]["params"]["threads"] == 1
     rows = list(csv.DictReader(open(tmp_path / "r.csv", newline="")))
     assert [(row["solver"], row["kind"], row["device"], row["params"]) for row in rows[:2]] == [
@@ -150,9 +236,11 @@ def test_bad_configurations_are_one_line_and_exit_2(args, message):
 
 def test_a_suite_sets_parameters_per_family_unless_the_configuration_does(monkeypatch, tmp_path):
     first, second = parse_instance(TINY)
-    suite = Suite("quick", "stand-in", (replace(first, solver_params={"hipr": {"alpha": 3}}), second))
+    suite = Suite("quick", "stand-in",
+                  (replace(first, solver_params={"hipr": {"alpha": 3}}), second))
     monkeypatch.setitem(SUITES, "quick", suite)
-    result = bench("--suite", "quick", *FAST, "--solvers", "hipr:alpha=5", "--json", str(tmp_path / "r.json"))
+    result = bench("--suite", "quick", *FAST, "--solvers", "hipr:alpha=5", "--json",
+                   str(tmp_path / "r.json"))
     assert result.exit_code == 0, result.output
     assert "suite quick sets, where --solvers does not: genrmf: hipr alpha=3" in result.output
     params = {(entry["instance"], entry["solver"]): entry["params"]["alpha"]
@@ -179,13 +267,17 @@ def test_external_programs_are_timed_checked_and_their_failures_are_rows(tmp_pat
     broken = program(tmp_path, "broken", "raise SystemExit(3)")
     result = bench("genrmf:a=3,b=4,seed=1", *FAST, *HIPR, "--json", str(tmp_path / "r.json"),
                    "--external", f"hi_pr={counts_arcs}", "--external", f"plain={plain}",
-                   "--external-pattern", r"plain=^(\d+)$", "--external", f"off={off}", "--external", f"broken={broken}")
+                   "--external-pattern", r"plain=^(\d+)$", "--external", f"off={off}", "--external",
+                   f"broken={broken}")
     assert result.exit_code == 1, result.output
     assert "cut tm" in result.output and "wall" in result.output and "failed" in result.output
     assert "off gave flow value 1 in run 1" in result.output
     assert "broken failed in run 1: exited with status 3" in result.output
-    cells = {entry["solver"]: entry for entry in json.loads((tmp_path / "r.json").read_text())["results"]}
-    assert cells["hipr"]["flow_value"] == cells["hi_pr"]["flow_value"] == cells["plain"]["flow_value"] == flow_of_tiny
-    assert (cells["hi_pr"]["kind"], cells["hi_pr"]["timed"], cells["hi_pr"]["samples"]) == ("external", "stage1", [0.01] * 2)
+    cells = {entry["solver"]: entry
+             for entry in json.loads((tmp_path / "r.json").read_text())["results"]}
+    assert ({cells[name]["flow_value"] for name in ("hipr", "hi_pr", "plain")}
+            == {flow_of_tiny})
+    assert (cells["hi_pr"]["kind"], cells["hi_pr"]["timed"],
+            cells["hi_pr"]["samples"]) == ("external", "stage1", [0.01] * 2)
     assert cells["hi_pr"]["wall_samples"][0] > 0.01 and cells["plain"]["timed"] == "wall"
     assert cells["broken"]["median"] is None and "status 3" in cells["broken"]["failure"]

@@ -44,7 +44,8 @@ def program(tmp_path, name: str, body: str) -> str:
 
 
 def run_once(command: str, pattern: str | None = None, timeout: float = 30.0, path=CLRS):
-    (external,) = parse_externals([f"x={command}"], [f"x={pattern}"] if pattern else [], timeout, set())
+    (external,) = parse_externals([f"x={command}"], [f"x={pattern}"] if pattern else [], timeout,
+                                  set())
     network, _ = read_network(str(path))
     dimacs = DimacsInput(str(path), network)
     try:
@@ -67,7 +68,8 @@ def test_an_s_line_gives_the_flow_and_only_the_wall_time(tmp_path):
 
 def test_a_pattern_reads_the_programs_own_words(tmp_path):
     assert run_once(program(tmp_path, "own", OWN_WORDS), r"flow value = (\d+)").flow_value == 23
-    assert run_once(program(tmp_path, "own", OWN_WORDS), r"(?<== )\d+").flow_value == 23  # no group: the match
+    # no group: the match
+    assert run_once(program(tmp_path, "own", OWN_WORDS), r"(?<== )\d+").flow_value == 23
 
 
 @pytest.mark.parametrize("body, message", [
@@ -90,7 +92,8 @@ def test_a_pattern_that_never_matches_is_named(tmp_path):
 
 
 def test_a_program_past_the_timeout_is_killed_with_its_children(tmp_path):
-    sleeper = program(tmp_path, "sleeper", "import subprocess, time\nsubprocess.Popen(['sleep', '60'])\ntime.sleep(60)")
+    sleeper = program(tmp_path, "sleeper",
+                      "import subprocess, time\nsubprocess.Popen(['sleep', '60'])\ntime.sleep(60)")
     started = time.perf_counter()
     with pytest.raises(RunFailed, match="ran past --external-timeout 1 s and was killed"):
         run_once(sleeper, timeout=1.0)

@@ -10,22 +10,26 @@ from maxflow_cli.bench import report
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.bench.published import ALVINO_2015, ALVINO_2015_NOTE
 from maxflow_cli.bench.runner import BenchRun, Cell, InstanceRecord, Settings
-from maxflow_cli.errors import MaxflowError
+from maxflow_cli.errors import MaxflowError, ParameterError
 
 
-def made_up_run() -> BenchRun:
-    """Two seeds of one Alvino size, hipr twice as slow as 'fast'; no solving."""
+def made_up_run(other: str = "fast", slowdown: float = 0.5) -> BenchRun:
+    """Two seeds of one Alvino size, ``other`` taking ``slowdown`` times hipr's time (its last
+    sample twice that); no solving."""
     instances = parse_instance("genrmf-wide-36:seed=1..2")
-    run = BenchRun(Settings(), ["hipr", "fast"], {"hipr": 0.1, "fast": 0.2},
-                   dict.fromkeys(["hipr", "fast"], {"kind": "solver"}))
+    run = BenchRun(Settings(), ["hipr", other], {"hipr": 0.1, other: 0.2},
+                   dict.fromkeys(["hipr", other], {"kind": "solver"}))
     for instance, base in zip(instances, (1.0, 3.0)):
-        run.instances.append(InstanceRecord(instance, 46656, 226800, 0.01, 0.02, [], cut_capacity=7))
+        run.instances.append(InstanceRecord(instance, 46656, 226800, 0.01, 0.02, [],
+                                            cut_capacity=7))
         run.cells.append(made_up_cell(instance.name, "hipr", [base] * 5, {"pushes": 9}))
-        run.cells.append(made_up_cell(instance.name, "fast", [base / 2] * 4 + [base]))
+        run.cells.append(made_up_cell(instance.name, other,
+                                      [base * slowdown] * 4 + [base * slowdown * 2]))
     return run
 
 
-def made_up_cell(instance: str, solver: str, samples: list[float], counters: dict | None = None) -> Cell:
+def made_up_cell(instance: str, solver: str, samples: list[float],
+                 counters: dict | None = None) -> Cell:
     return Cell(instance, solver, "solver", "cpu", {}, samples, "stage1", samples, 1, 7,
                 {"stage1": sorted(samples)[len(samples) // 2]}, counters or {})
 
@@ -52,6 +56,24 @@ def test_the_family_table_with_speedups_and_the_papers_numbers():
     assert "FAILED" not in text
 
 
+@pytest.mark.parametrize("slowdown, speedup", [
+    (812, "0.00123x"), (2, "0.500x"), (1 / 12.34, "12.3x"), (1 / 1234.4, "1,234x")])
+def test_speedups_keep_three_significant_figures(slowdown, speedup):
+    stream = io.StringIO()
+    report.print_run(Console(file=stream, width=250), made_up_run(slowdown=slowdown))
+    assert speedup in stream.getvalue()
+
+
+def test_a_report_off_a_terminal_is_printed_whole(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    label = "fast:" + ",".join(f"parameter_{i}={i}" for i in range(8))
+    stream = io.StringIO()
+    report.print_run(report.console_for(stream), made_up_run(label))
+    text = stream.getvalue()
+    assert f"speedup {label}" in text and "…" not in text
+    assert max(map(len, text.splitlines())) > 250
+
+
 def test_detail_adds_phases_and_counters():
     text = printed(detail=True)
     assert "instances (seconds)" in text and "cut capacity" in text and "pushes 9" in text
@@ -59,7 +81,8 @@ def test_detail_adds_phases_and_counters():
 
 def test_problems_print_in_red():
     run = made_up_run()
-    run.cells[1].mismatch = "genrmf-wide-36:seed=1: fast gave flow value 8 in run 2 (1 of 6 runs differ), not 7"
+    run.cells[1].mismatch = ("genrmf-wide-36:seed=1: fast gave flow value 8 in run 2 "
+                             "(1 of 6 runs differ), not 7")
     stream = io.StringIO()
     report.print_run(Console(file=stream, width=250, force_terminal=True), run)
     assert "\x1b[1;31mFAILED" in stream.getvalue() and "gave flow value 8" in stream.getvalue()
@@ -75,4 +98,9 @@ def test_plot_writes_a_png(tmp_path):
 def test_plot_without_matplotlib_says_how_to_get_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(MaxflowError, match=r"pip install 'maxflow-dimacs\[plot\]'"):
-        report.require_matplotlib()
+        report.require_plot("out.png")
+
+
+def test_a_plot_is_refused_unless_its_file_is_a_png():
+    with pytest.raises(ParameterError, match=r"--plot x.txt: the plot is a PNG image"):
+        report.require_plot("x.txt")

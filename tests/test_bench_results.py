@@ -22,21 +22,25 @@ from maxflow_cli.bench.results import (
 from maxflow_cli.bench.runner import Settings, choose_solvers, run_benchmark
 from maxflow_cli.errors import InputError
 
-ENTRY_FIELDS = {"instance", "family", "group", "solver", "kind", "device", "params", "vertices", "arcs", "runs",
-                "warmup", "timed", "samples", "wall_samples", "median", "mad", "min", "max", "unstable", "speedup",
-                "flow_value", "mismatch", "failure", "phases", "counters", "trace"}
+ENTRY_FIELDS = {"instance", "family", "group", "solver", "kind", "device", "params", "vertices",
+                "arcs", "runs", "warmup", "timed", "samples", "wall_samples", "median", "mad",
+                "min", "max", "unstable", "speedup", "flow_value", "mismatch", "failure",
+                "phases", "counters", "trace"}
 
 
 @pytest.fixture(scope="module")
 def doc():
-    run = run_benchmark(parse_instance("genrmf:a=3,b=4,seed=1..2"), choose_solvers("", "hipr", False),
+    run = run_benchmark(parse_instance("genrmf:a=3,b=4,seed=1..2"),
+                        choose_solvers(None, "hipr", False),
                         Settings(repeat=2, warmup=0, min_time=0.0))
     return document(run, None, environment())
 
 
 def test_the_document_has_the_documented_fields(doc):
     assert doc["schema"] == SCHEMA == 1
-    assert {"schema", "created", "settings", "environment", "compile", "instances", "results", "problems"} <= set(doc)
+    assert {"schema", "created", "settings", "environment", "compile", "instances", "results",
+            "problems", "complete"} <= set(doc)
+    assert doc["complete"] is True
     env = doc["environment"]
     assert {"cpu", "gpus", "python", "numpy", "numba", "pycuda", "maxflow", "git"} <= set(env)
     assert env["cpu"]["cores"] >= 1 and env["cpu"]["model"]
@@ -47,11 +51,12 @@ def test_the_document_has_the_documented_fields(doc):
         assert len(entry["samples"]) == entry["runs"] == 2
         assert entry["min"] <= entry["median"] <= entry["max"]
         assert isinstance(entry["flow_value"], int) and entry["speedup"] == 1.0
-        assert (entry["kind"], entry["device"], entry["timed"], entry["failure"]) == ("solver", "cpu", "stage1", None)
+        assert (entry["kind"], entry["device"], entry["timed"], entry["failure"]) == (
+            "solver", "cpu", "stage1", None)
         assert entry["params"] == {"global_update_frequency": 0.5, "alpha": 6, "beta": 12}
         assert all(wall >= stage1 for wall, stage1 in zip(entry["wall_samples"], entry["samples"]))
-    assert doc["settings"]["configurations"] == {"hipr": {"kind": "solver", "solver": "hipr", "device": "cpu",
-                                                          "params": {}}}
+    assert doc["settings"]["configurations"] == {
+        "hipr": {"kind": "solver", "solver": "hipr", "device": "cpu", "params": {}}}
     assert all(instance["check"]["ok"] for instance in doc["instances"])
 
 
@@ -115,8 +120,12 @@ def test_compare_marks_noise_and_lists_cells_in_one_file_only(doc):
 
 def test_gpus_come_from_nvidia_smi(monkeypatch):
     line = "NVIDIA H100 80GB HBM3, 580.159.04, 405, 2619, 1980, 81559\n"  # as an H100 answers
-    monkeypatch.setattr(results.subprocess, "run", lambda *args, **kwargs: subprocess.CompletedProcess(args, 0, line))
+    monkeypatch.setattr(results.subprocess, "run",
+                        lambda *args, **kwargs: subprocess.CompletedProcess(args, 0, line))
     env = environment()
-    assert env["gpus"] == [{"name": "NVIDIA H100 80GB HBM3", "driver": "580.159.04", "sm_clock_mhz": "405",
-                            "memory_clock_mhz": "2619", "max_sm_clock_mhz": "1980", "memory_mib": "81559"}]
-    assert "NVIDIA H100 80GB HBM3 (driver 580.159.04, SM clock up to 1980 MHz)" in describe_environment(env)
+    assert env["gpus"] == [{"name": "NVIDIA H100 80GB HBM3", "driver": "580.159.04",
+                            "sm_clock_mhz": "405",
+                            "memory_clock_mhz": "2619", "max_sm_clock_mhz": "1980",
+                            "memory_mib": "81559"}]
+    assert ("NVIDIA H100 80GB HBM3 (driver 580.159.04, SM clock up to 1980 MHz)"
+            in describe_environment(env))

@@ -26,7 +26,8 @@ def fake_solver(name: str, wrong_calls=(), extra_seconds: float = 0.0) -> Solver
             result.flow_value += 1
         return result
 
-    return SolverSpec(name, "hipr in disguise", "tests", solve, prepare=lambda options: 0.0, parameters=HIPR_PARAMETERS)
+    return SolverSpec(name, "hipr in disguise", "tests", solve, prepare=lambda options: 0.0,
+                      parameters=HIPR_PARAMETERS)
 
 
 @pytest.fixture
@@ -46,19 +47,22 @@ def test_the_baseline_comes_first_once():
 
 
 def test_solvers_run_by_default_only_on_their_own_device(register):
-    register(SolverSpec("gpu-only", "a GPU solver with a CPU twin, no GPU here", "tests", solve_hipr,
-                        prepare=lambda options: 0.0, parameters=HIPR_PARAMETERS, devices=("gpu", "cpu"),
+    register(SolverSpec("gpu-only", "a GPU solver with a CPU twin, no GPU here", "tests",
+                        solve_hipr, prepare=lambda options: 0.0, parameters=HIPR_PARAMETERS,
+                        devices=("gpu", "cpu"),
                         unavailable=lambda options: "no GPU" if options.device == "gpu" else None))
     names = default_solvers()
     assert "hipr" in names and "gpu-only" not in names
-    assert [c.label for c in choose_solvers("gpu-only@cpu", "hipr", False)] == ["hipr", "gpu-only@cpu"]
+    assert [c.label for c in choose_solvers("gpu-only@cpu", "hipr", False)] == ["hipr",
+                                                                                "gpu-only@cpu"]
     with pytest.raises(SolverUnavailable, match="no GPU"):
         choose_solvers("gpu-only@gpu", "hipr", False)
 
 
 def test_warmup_and_measured_runs_are_counted(register):
     register(fake_solver("counted"))
-    run = run_benchmark(TINY[:1], choose_solvers("", "counted", False), Settings(repeat=3, warmup=2, min_time=0.0))
+    run = run_benchmark(TINY[:1], choose_solvers(None, "counted", False),
+                        Settings(repeat=3, warmup=2, min_time=0.0))
     (cell,) = run.cells
     assert (cell.warmup, len(cell.samples), cell.stats.runs) == (2, 3, 3)
     assert cell.phases["stage1"] == cell.stats.median
@@ -67,7 +71,8 @@ def test_warmup_and_measured_runs_are_counted(register):
 
 def test_runs_continue_until_min_time(register):
     register(fake_solver("slow", extra_seconds=0.01))
-    run = run_benchmark(TINY[:1], choose_solvers("", "slow", False), Settings(repeat=1, warmup=0, min_time=0.05))
+    run = run_benchmark(TINY[:1], choose_solvers(None, "slow", False),
+                        Settings(repeat=1, warmup=0, min_time=0.05))
     assert len(run.cells[0].samples) >= 4
 
 
@@ -76,8 +81,10 @@ def test_every_solver_on_every_instance_checked_once(register):
     run = run_benchmark(TINY, choose_solvers("twin", "hipr", False), FAST)
     assert run.solvers == ["hipr", "twin"] and set(run.compile) == {"hipr", "twin"}
     assert [(cell.instance, cell.solver) for cell in run.cells] == [
-        (TINY[0].name, "hipr"), (TINY[0].name, "twin"), (TINY[1].name, "hipr"), (TINY[1].name, "twin")]
-    assert all(record.cut_capacity == run.cells[2 * i].flow_value for i, record in enumerate(run.instances))
+        (TINY[0].name, "hipr"), (TINY[0].name, "twin"), (TINY[1].name, "hipr"),
+        (TINY[1].name, "twin")]
+    assert all(record.cut_capacity == run.cells[2 * i].flow_value
+               for i, record in enumerate(run.instances))
     assert run.problems == []
     assert run.speedups()[TINY[0].name, "hipr"] == 1.0
 
@@ -86,18 +93,19 @@ def test_a_wrong_flow_value_in_any_run_is_a_problem(register):
     register(fake_solver("wrong", wrong_calls={3}))  # the warm-up is call 1
     run = run_benchmark(TINY[:1], choose_solvers("wrong", "hipr", False), FAST)
     (problem,) = run.problems
-    assert problem.startswith(f"{TINY[0].name}: wrong gave flow value") and "in run 3 (1 of 4 runs differ)" in problem
+    assert problem.startswith(f"{TINY[0].name}: wrong gave flow value")
+    assert "in run 3 (1 of 4 runs differ)" in problem
 
 
 def test_a_wrong_baseline_fails_its_certificate(register):
     register(fake_solver("liar", wrong_calls=set(range(1, 100))))
-    run = run_benchmark(TINY[:1], choose_solvers("", "liar", False), FAST)
+    run = run_benchmark(TINY[:1], choose_solvers(None, "liar", False), FAST)
     assert run.instances[0].check_problems
     assert run.problems[0].startswith(f"{TINY[0].name}: certificate fails")
 
 
 def test_flow_runs_stage_two_timed_apart():
-    run = run_benchmark(TINY[:1], choose_solvers("", "hipr", True), FAST)
+    run = run_benchmark(TINY[:1], choose_solvers(None, "hipr", True), FAST)
     assert "stage2" in run.cells[0].phases
 
 
@@ -109,7 +117,8 @@ def test_cells_run_one_after_the_other_or_interleaved(register, interleave, orde
     calls = []
     for name in ("one", "two"):
         register(SolverSpec(name, "records its calls", "tests",
-                            lambda graph, options, name=name: calls.append(name) or solve_hipr(graph, options),
+                            lambda graph, options, name=name:
+                            calls.append(name) or solve_hipr(graph, options),
                             prepare=lambda options: 0.0, parameters=HIPR_PARAMETERS))
     settings = Settings(repeat=2, warmup=1, min_time=0.0, interleave=interleave)
     run = run_benchmark(TINY[:1], choose_solvers("two", "one", False), settings)

@@ -9,7 +9,8 @@ from maxflow_cli.bench.stats import geometric_mean, summarize, within_noise
 
 def test_summary_of_known_samples():
     stats = summarize([3.0, 1.0, 4.0, 2.0, 100.0])
-    assert (stats.runs, stats.median, stats.mad, stats.minimum, stats.maximum) == (5, 3.0, 1.0, 1.0, 100.0)
+    assert (stats.runs, stats.median, stats.mad, stats.minimum, stats.maximum) == (
+        5, 3.0, 1.0, 1.0, 100.0)
 
 
 def test_steady_runs_are_stable():

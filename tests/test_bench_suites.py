@@ -9,14 +9,16 @@ from maxflow_cli.bench.runner import choose_solvers
 from maxflow_cli.bench.suites import HE_HONG_KERNEL_CYCLES, SUITES
 from maxflow_cli.generators import FAMILIES, PRESETS
 
-# Gutiérrez Mota 2012, table 3.2: our preset of each row -> the vertices it prints (He & Hong §VII: the same)
+# Gutiérrez Mota 2012, table 3.2: our preset of each row -> the vertices it prints
+# (He & Hong §VII: the same)
 TABLE_3_2 = {
     "acyclic-dense-2000": 2000, "acyclic-dense-4000": 4000, "acyclic-dense-6000": 6000,
     "genrmf-long-24x192": 110592, "genrmf-long-28x224": 175616, "genrmf-long-32x256": 262144,
     "genrmf-wide-36": 46656, "genrmf-wide-48": 110592, "genrmf-wide-64": 262144,
     "washington-rlg-long-512x1024": 524290, "washington-rlg-long-768x1280": 983042,
     "washington-rlg-long-1024x1536": 1572866,
-    "washington-rlg-wide-512": 262146, "washington-rlg-wide-768": 589826, "washington-rlg-wide-1024": 1048578,
+    "washington-rlg-wide-512": 262146, "washington-rlg-wide-768": 589826,
+    "washington-rlg-wide-1024": 1048578,
 }
 
 
@@ -53,19 +55,22 @@ def test_alvino_rows_agree_with_their_presets_and_their_own_speedups():
         assert PRESETS[row.preset].size()[0] == row.vertices
         # the printed speedup is the ratio of the printed (rounded) times, within rounding
         assert row.times["hipr"] / row.times["openmp-cuda"] == pytest.approx(row.speedup, rel=0.05)
-    assert [row.table for row in ALVINO_2015] == ["4.1"] * 3 + ["4.2"] * 3 + ["4.3"] * 4 + ["4.4"] * 3 + ["4.5"] * 3
+    assert [row.table for row in ALVINO_2015] == (
+        ["4.1"] * 3 + ["4.2"] * 3 + ["4.3"] * 4 + ["4.4"] * 3 + ["4.5"] * 3)
 
 
 def test_the_papers_without_tables_say_so():
     for name in ("gutierrez2012", "hehong2010"):
-        assert SUITES[name].published == () and "no published numbers" in SUITES[name].published_note
+        assert SUITES[name].published == ()
+        assert "no published numbers" in SUITES[name].published_note
 
 
 def test_quick_is_every_family_at_three_small_sizes_with_two_seeds():
     suite = SUITES["quick"]
     families = Counter(instance.family for instance in suite.instances)
     assert families == dict.fromkeys(
-        ("acyclic-dense", "genrmf-long", "genrmf-wide", "washington-rlg-long", "washington-rlg-wide"), 6)
+        ("acyclic-dense", "genrmf-long", "genrmf-wide", "washington-rlg-long",
+         "washington-rlg-wide"), 6)
     assert set(seeds_per_group(suite).values()) == {2}
     assert max(FAMILIES[i.generator].size(**i.params)[1] for i in suite.instances) < 1_200_000
 
@@ -73,12 +78,16 @@ def test_quick_is_every_family_at_three_small_sizes_with_two_seeds():
 def test_hehong2010_runs_he_and_hongs_kernel_cycles_on_acyclic_dense_only():
     suite = SUITES["hehong2010"]
     for instance in suite.instances:
-        expected = HE_HONG_KERNEL_CYCLES["acyclic-dense"] if instance.family == "acyclic-dense" else {}
+        expected = (HE_HONG_KERNEL_CYCLES["acyclic-dense"] if instance.family == "acyclic-dense"
+                    else {})
         assert instance.solver_params == expected
-    assert suite.solver_params == {"acyclic-dense": {"cuda": {"kernel_cycles": 32}, "hybrid": {"kernel_cycles": 32}}}
+    assert suite.solver_params == {
+        "acyclic-dense": {"cuda": {"kernel_cycles": 32}, "hybrid": {"kernel_cycles": 32}}}
     dense = next(i for i in suite.instances if i.family == "acyclic-dense")
     long = next(i for i in suite.instances if i.family == "genrmf-long")
-    suites_value, given = choose_solvers("cuda@cpu,cuda@cpu:kernel_cycles=64", "lockfree", False)[1:]
+    suites_value, given = choose_solvers("cuda@cpu,cuda@cpu:kernel_cycles=64", "lockfree",
+                                         False)[1:]
     assert suites_value.bound(dense).params["kernel_cycles"] == 32
-    assert suites_value.bound(long).params["kernel_cycles"] == 4096  # the default, He & Hong's for Genrmf
+    # the default, He & Hong's for Genrmf
+    assert suites_value.bound(long).params["kernel_cycles"] == 4096
     assert given.bound(dense).params["kernel_cycles"] == 64  # what the configuration names wins

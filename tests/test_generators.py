@@ -239,17 +239,31 @@ PAPER_SIZES = {  # vertices and arcs from the papers' tables
 }
 
 
+QUICK_SIZES = {  # the bench's quick suite: a²b and 5a²b − 4ab − a²; WL + 2 and 2W + 3W(L − 1)
+    "acyclic-dense-500": (500, 124750), "acyclic-dense-1000": (1000, 499500),
+    "acyclic-dense-1500": (1500, 1124250),
+    "genrmf-long-8x64": (4096, 18368), "genrmf-long-12x96": (13824, 64368),
+    "genrmf-long-16x128": (32768, 155392),
+    "genrmf-wide-12": (1728, 7920), "genrmf-wide-18": (5832, 27540),
+    "genrmf-wide-24": (13824, 66240),
+    "washington-rlg-long-64x128": (8194, 24512), "washington-rlg-long-96x160": (15362, 45984),
+    "washington-rlg-long-128x192": (24578, 73600),
+    "washington-rlg-wide-64": (4098, 12224), "washington-rlg-wide-96": (9218, 27552),
+    "washington-rlg-wide-128": (16386, 49024),
+}
+
+
 SCALE_SIZES = {  # beyond the papers: W L + 2 vertices, 2W + 3W(L - 1) arcs (never generated)
     "washington-rlg-long-2048x4096": (8388610, 25163776),
     "washington-rlg-long-4096x8192": (33554434, 100659200),
 }
 
 
-def test_presets_are_the_papers_instances_and_two_larger_ones():
-    assert set(PRESETS) == set(PAPER_SIZES) | set(SCALE_SIZES)
+def test_presets_are_the_papers_instances_the_quick_suites_and_two_larger_ones():
+    assert set(PRESETS) == set(PAPER_SIZES) | set(QUICK_SIZES) | set(SCALE_SIZES)
     for name, preset in PRESETS.items():
         FAMILIES[preset.family].check(**preset.params, seed=1)
-        assert preset.size()[:2] == (PAPER_SIZES | SCALE_SIZES)[name]
+        assert preset.size()[:2] == (PAPER_SIZES | QUICK_SIZES | SCALE_SIZES)[name]
         assert name.startswith(preset.family + "-")
     for name in SCALE_SIZES:
         rows, levels = map(int, name.rsplit("-", 1)[1].split("x"))

@@ -70,6 +70,10 @@ def test_parameters_outside_their_limits_are_refused():
     ("gpu-bfs", {"block_size": 16}, "--block-size 16: must be in 32..1024"),
     ("hybrid", {"initial_threshold": -1}, "--initial-threshold -1: must be in 0.."),
     ("openmp-cuda", {"active_threshold": -1}, "--active-threshold -1: must be in 0.."),
+    ("hipr", {"global_update_frequency": float("nan")},
+     "--global-update-frequency nan: must be a finite number"),
+    ("hybrid", {"initial_threshold": float("inf")},
+     "--initial-threshold inf: must be a finite number"),
 ])
 def test_solver_parameters_out_of_bounds_are_refused(solver, params, message):
     with pytest.raises(ParameterError, match=f"^{message}$"):

@@ -8,7 +8,6 @@ is three configurations. Keys are the solver's parameters (``kernel_cycles`` or
 now, before anything runs.
 """
 
-import math
 from dataclasses import dataclass
 
 from maxflow_cli.errors import ParameterError
@@ -26,14 +25,12 @@ class Configuration:
 
 
 def _value(parameter: Parameter, text: str, where: str):
-    """``text`` as the parameter's type, within its bounds."""
+    """``text`` as the parameter's type, within its bounds (Parameter.check)."""
     try:
         value = parameter.type(text)
     except ValueError:
         kind = {int: "an integer", float: "a number"}.get(parameter.type, parameter.type.__name__)
         raise ParameterError(f"{where}: {parameter.name}={text!r} is not {kind}") from None
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ParameterError(f"{where}: {parameter.name}={text!r} is not a finite number")
     try:
         parameter.check(value)
     except ParameterError as error:
@@ -57,7 +54,8 @@ def _add_parameter(spec: SolverSpec, params: dict, item: str, where: str) -> Non
 
 
 def _start(item: str, where: str) -> tuple[SolverSpec, str | None, str]:
-    """``NAME[@DEVICE][:KEY=VALUE]`` -> the spec, the device and the first assignment ('' if none)."""
+    """``NAME[@DEVICE][:KEY=VALUE]`` -> the spec, the device and the first assignment ('' if
+    none)."""
     head, colon, first = item.partition(":")
     name, at, device = (part.strip() for part in head.partition("@"))
     if not name or (at and not device):
@@ -73,6 +71,8 @@ def _start(item: str, where: str) -> tuple[SolverSpec, str | None, str]:
 
 def parse_configurations(text: str, option: str = "--solvers") -> list[Configuration]:
     """Every configuration of a comma-separated list (see the module docstring)."""
+    if not text.strip():
+        raise ParameterError(f"{option} {text!r}: names no solver configuration")
     configurations: list[Configuration] = []
     takes_more = False  # whether the last configuration had a ':' (so KEY=VALUE items add to it)
     for item in (part.strip() for part in text.split(",")):
@@ -93,7 +93,8 @@ def parse_configurations(text: str, option: str = "--solvers") -> list[Configura
 
 
 def label(spec: SolverSpec, device: str, given: dict) -> str:
-    """A configuration's stable name: ``cuda``, ``cuda@cpu``, ``cuda:block_size=64,kernel_cycles=32``.
+    """A configuration's stable name: ``cuda``, ``cuda@cpu``,
+    ``cuda:block_size=64,kernel_cycles=32``.
 
     The device shows where it is not the solver's own (a GPU solver's CPU twin); the given
     parameters show in the order the solver declares them, whatever order they came in.

@@ -58,8 +58,8 @@ def _pairs(texts, option: str) -> dict[str, str]:
     for item in texts:
         name, equals, text = item.partition("=")
         if not equals or not NAME.fullmatch(name) or not text.strip():
-            raise ParameterError(f"{option} {item!r}: expected NAME=... with NAME made of letters, digits, "
-                                 f"'_.+-' and a non-empty value")
+            raise ParameterError(f"{option} {item!r}: expected NAME=... with NAME made of letters, "
+                                 f"digits, '_.+-' and a non-empty value")
         if name in table:
             raise ParameterError(f"{option}: '{name}' is given twice")
         table[name] = text
@@ -101,7 +101,8 @@ class External:
         with open(dimacs.path(), "rb") as stream:
             started = time.perf_counter()
             try:
-                process = subprocess.Popen(self.argv, stdin=stream, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                process = subprocess.Popen(self.argv, stdin=stream, stdout=subprocess.PIPE,
+                                           stderr=subprocess.PIPE,
                                            start_new_session=True)
             except OSError as error:
                 raise RunFailed(f"cannot start {self.command!r}: {error.strerror}") from None
@@ -110,13 +111,16 @@ class External:
                     output, errors = process.communicate(timeout=self.timeout)
                 except subprocess.TimeoutExpired:
                     try:
-                        os.killpg(process.pid, signal.SIGKILL)  # its children too: they hold the pipes
+                        # its children too: they hold the pipes
+                        os.killpg(process.pid, signal.SIGKILL)
                     except ProcessLookupError:
                         pass  # it ended just now
                     process.communicate()
-                    raise RunFailed(f"ran past --external-timeout {self.timeout:g} s and was killed") from None
+                    raise RunFailed(f"ran past --external-timeout {self.timeout:g} s "
+                                    "and was killed") from None
             wall = time.perf_counter() - started
-        return self._read(output.decode(errors="replace"), errors.decode(errors="replace"), process.returncode, wall)
+        return self._read(output.decode(errors="replace"), errors.decode(errors="replace"),
+                          process.returncode, wall)
 
     def _read(self, output: str, errors: str, status: int, wall: float) -> ExternalRun:
         """The flow value, times and counters in the program's output, or RunFailed."""
@@ -126,7 +130,8 @@ class External:
             raise RunFailed(f"exited with status {status}{_quote(errors or output)}")
         matches = list((self.pattern or FLOW_LINE).finditer(output))
         if not matches:
-            expected = f"nothing matches the pattern {self.pattern.pattern}" if self.pattern else "no 'c flow:' or 's' line"
+            expected = (f"nothing matches the pattern {self.pattern.pattern}" if self.pattern
+                        else "no 'c flow:' or 's' line")
             raise RunFailed(f"printed no flow value ({expected}){_quote(output or errors)}")
         last = matches[-1]
         flow_text = last.group(1) if last.re.groups else last.group(0)
@@ -139,7 +144,8 @@ class External:
                 times["stage1"] = float(cut[-1])
             except ValueError:
                 raise RunFailed(f"printed a cut time that is not a number: {cut[-1]!r}") from None
-        counters = {name.strip().replace(" ", "_"): int(value) for name, value in COUNTER_LINE.findall(output)
+        counters = {name.strip().replace(" ", "_"): int(value)
+                    for name, value in COUNTER_LINE.findall(output)
                     if name not in ("nodes", "arcs")}
         return ExternalRun(int(flow_text.split(".")[0]), times, counters)
 
@@ -161,24 +167,28 @@ def parse_externals(commands, patterns, timeout: float, taken) -> list[External]
     externals = []
     for name, command in programs.items():
         if name in taken:
-            raise ParameterError(f"--external {name}=...: '{name}' is already a solver's name; choose another")
+            raise ParameterError(f"--external {name}=...: '{name}' is already a solver's name; "
+                                 "choose another")
         try:
             argv = shlex.split(command)
         except ValueError as error:
             raise ParameterError(f"--external {name}={command}: {error}") from None
         if not argv or shutil.which(argv[0]) is None:
-            raise ParameterError(f"--external {name}={command}: no program {argv[0] if argv else ''!r} "
-                                 f"(not an executable file, nor on PATH)")
+            raise ParameterError(f"--external {name}={command}: no program "
+                                 f"{argv[0] if argv else ''!r} (not an executable file, "
+                                 f"nor on PATH)")
         pattern = None
         if name in regexes:
             try:
                 pattern = re.compile(regexes[name], re.MULTILINE)
             except re.error as error:
-                raise ParameterError(f"--external-pattern {name}=...: not a regular expression: {error}") from None
+                raise ParameterError(f"--external-pattern {name}=...: not a regular expression: "
+                                     f"{error}") from None
         externals.append(External(name, command, pattern, timeout))
     unknown = sorted(set(regexes) - set(programs))
     if unknown:
-        raise ParameterError(f"--external-pattern {unknown[0]}=...: no --external {unknown[0]}=COMMAND")
+        raise ParameterError(f"--external-pattern {unknown[0]}=...: "
+                             f"no --external {unknown[0]}=COMMAND")
     return externals
 
 

@@ -37,7 +37,8 @@ class Instance:
     path: str | None = None  # a file, or None for a generated instance
     generator: str | None = None
     params: dict = field(default_factory=dict)
-    solver_params: dict = field(default_factory=dict)  # solver -> parameters a suite sets for it here
+    # solver -> parameters a suite sets for it here
+    solver_params: dict = field(default_factory=dict)
 
     def load(self) -> tuple[Network, list[str]]:
         """Read the file or generate the network; returns it and the reader's warnings."""
@@ -58,16 +59,15 @@ def preset_instances(preset_name: str, seeds) -> list[Instance]:
     """One instance per seed of a preset; its family is the preset name less its size."""
     preset = PRESETS[preset_name]
     label = preset_name.rsplit("-", 1)[0]
-    return [generated(f"{preset_name}:seed={seed}", label, preset_name, preset.family, preset.params | {"seed": seed})
+    return [generated(f"{preset_name}:seed={seed}", label, preset_name, preset.family,
+                      preset.params | {"seed": seed})
             for seed in seeds]
 
 
-def spec_instances(generator: str, params: dict, seeds, family_label: str | None = None,
-                   group: str | None = None) -> list[Instance]:
+def spec_instances(generator: str, params: dict, seeds) -> list[Instance]:
     """One instance per seed of a generator spec, named by the spec that makes it."""
     stem = f"{generator}:" + ",".join(f"{key}={value}" for key, value in params.items())
-    return [generated(f"{stem},seed={seed}", family_label or generator, group or stem, generator,
-                      params | {"seed": seed})
+    return [generated(f"{stem},seed={seed}", generator, stem, generator, params | {"seed": seed})
             for seed in seeds]
 
 
@@ -84,13 +84,18 @@ def _values(text: str, where: str) -> list[int]:
 
 
 def _assignments(text: str, where: str) -> dict[str, list[int]]:
-    """``a=24,b=192,seed=1..5`` -> {'a': [24], 'b': [192], 'seed': [1, ..., 5]}."""
+    """``a=24,b=192,seed=1..5`` -> {'a': [24], 'b': [192], 'seed': [1, ..., 5]}; refuses an
+    empty field and a name given twice (which value was meant?)."""
     table = {}
-    for item in filter(None, text.split(",")):
-        key, equals, value = item.partition("=")
+    for item in text.split(",") if text else []:
+        key, equals, value = (part.strip() for part in item.partition("="))
+        if not item.strip():
+            raise ParameterError(f"{where}: an empty field (two commas, or one at an end)")
         if not equals:
             raise ParameterError(f"{where}: expected NAME=VALUE, not {item!r}")
-        table[key.strip()] = _values(value.strip(), where)
+        if key in table:
+            raise ParameterError(f"{where}: '{key}' is given twice")
+        table[key] = _values(value, where)
     return table
 
 
@@ -108,11 +113,13 @@ def parse_instance(text: str) -> list[Instance]:
         seeds = table.pop("seed", [1])
         return [instance for values in itertools.product(*table.values())
                 for instance in spec_instances(stem, dict(zip(table, values)), seeds)]
-    paths = [path for path in sorted(glob.glob(text)) if os.path.isfile(path)] if glob.has_magic(text) else []
+    paths = ([path for path in sorted(glob.glob(text)) if os.path.isfile(path)]
+             if glob.has_magic(text) else [])
     if not paths:
         raise ParameterError(
-            f"{text!r} is not a file, a glob that matches one, a preset ('maxflow gen --list-presets') "
-            f"or a generator spec such as genrmf:a=24,b=192,seed=1..5 (families: {', '.join(FAMILIES)})"
+            f"{text!r} is not a file, a glob that matches one, a preset "
+            f"('maxflow gen --list-presets') or a generator spec such as "
+            f"genrmf:a=24,b=192,seed=1..5 (families: {', '.join(FAMILIES)})"
         )
     return [Instance(path, FILES, path, path=path) for path in paths]
 

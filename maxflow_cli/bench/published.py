@@ -26,8 +26,10 @@ class PublishedRow:
     speedup: float
 
 
-def _alvino(table: str, preset: str, vertices: int, hipr: float, openmp_cuda: float, speedup: float) -> PublishedRow:
-    return PublishedRow(preset, table, vertices, {"hipr": hipr, "openmp-cuda": openmp_cuda}, speedup)
+def _alvino(table: str, preset: str, vertices: int, hipr: float, openmp_cuda: float,
+            speedup: float) -> PublishedRow:
+    return PublishedRow(preset, table, vertices, {"hipr": hipr, "openmp-cuda": openmp_cuda},
+                        speedup)
 
 
 ALVINO_2015 = (

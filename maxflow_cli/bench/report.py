@@ -9,6 +9,7 @@ its own stage 1 (``cut tm``) where it prints one, its wall time (``wall``) other
 """
 
 import math
+import os
 from dataclasses import dataclass
 
 from rich import box
@@ -20,7 +21,7 @@ from maxflow_cli.bench.results import Change
 from maxflow_cli.bench.runner import BenchRun, Cell
 from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE, geometric_mean
 from maxflow_cli.bench.suites import Suite
-from maxflow_cli.errors import MaxflowError
+from maxflow_cli.errors import MaxflowError, ParameterError
 from maxflow_cli.outputs import atomic_output
 
 LISTED_UNSTABLE = 10
@@ -33,7 +34,8 @@ class Row:
     n: int
     m: int
     seeds: int
-    times: dict[str, float]  # solver -> mean over the group's instances of their medians (NaN: one failed)
+    # solver -> mean over the group's instances of their medians (NaN: one failed)
+    times: dict[str, float]
     spread: dict[str, float]  # solver -> the largest MAD / median among those instances
     unstable: dict[str, bool]
     wall: dict[str, bool]  # solver -> whether some of its times are wall times (external programs)
@@ -47,17 +49,35 @@ def rows(run: BenchRun) -> dict[str, list[Row]]:
     cells = {(cell.instance, cell.solver): cell for cell in run.cells}
     table: dict[str, list[Row]] = {}
     for (family, group), records in groups.items():
-        members = {solver: [cells[record.instance.name, solver] for record in records] for solver in run.solvers}
-        stats = {solver: [cell.stats for cell in group_cells] for solver, group_cells in members.items()}
+        members = {solver: [cells[record.instance.name, solver] for record in records]
+                   for solver in run.solvers}
+        stats = {solver: [cell.stats for cell in group_cells]
+                 for solver, group_cells in members.items()}
         table.setdefault(family, []).append(Row(
             group, records[0].n, records[0].m, len(records),
-            {solver: sum(s.median for s in group_stats) / len(group_stats) for solver, group_stats in stats.items()},
+            {solver: sum(s.median for s in group_stats) / len(group_stats)
+             for solver, group_stats in stats.items()},
             {solver: max(s.mad / s.median if s.median > 0 else 0.0 for s in group_stats)
              for solver, group_stats in stats.items()},
             {solver: any(s.unstable for s in group_stats) for solver, group_stats in stats.items()},
-            {solver: any(cell.timed == "wall" for cell in group_cells) for solver, group_cells in members.items()},
+            {solver: any(cell.timed == "wall" for cell in group_cells)
+             for solver, group_cells in members.items()},
         ))
     return table
+
+
+UNLIMITED_WIDTH = 100_000
+"""The width of a report that is not going to a terminal: wide enough for any table."""
+
+
+def console_for(stream) -> Console:
+    """A console for the report on ``stream``. A terminal's is its width; elsewhere (a pipe, a
+    file, a CI log) a table is never cut to rich's default 80 columns but printed whole, unless
+    COLUMNS says how wide to be."""
+    probe = Console(file=stream)
+    if probe.is_terminal or os.environ.get("COLUMNS", "").isdigit():
+        return probe
+    return Console(file=stream, width=UNLIMITED_WIDTH)
 
 
 def _seconds(value: float) -> str:
@@ -65,50 +85,58 @@ def _seconds(value: float) -> str:
 
 
 def _speedup(value: float) -> str:
-    return "—" if math.isnan(value) else f"{value:.2f}x"
+    """Three significant figures (0.00123x, 0.500x, 12.3x), whole numbers from 100x."""
+    if math.isnan(value):
+        return "—"
+    return f"{value:,.0f}x" if value >= 100 else f"{value:#.3g}x"
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def counted(number: int, noun: str) -> str:
+    """``3 solvers``, ``1 solver``; thousands separated."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def describe_environment(env: dict) -> str:
     """One line: CPU, GPUs, maxflow version and commit."""
-    gpus = ", ".join(f"{gpu['name']} (driver {gpu['driver']}, SM clock up to {gpu['max_sm_clock_mhz']} MHz)"
-                     for gpu in env["gpus"])
+    gpus = ", ".join(f"{gpu['name']} (driver {gpu['driver']}, "
+                     f"SM clock up to {gpu['max_sm_clock_mhz']} MHz)" for gpu in env["gpus"])
     git = env["git"]
     commit = f" @ {git['commit'][:10]}{' (with changes)' if git['dirty'] else ''}" if git else ""
     return (f"{env['cpu']['model']} ({env['cpu']['cores']} cores); GPU: {gpus or 'none'}; "
             f"maxflow {env['maxflow']}{commit}; Python {env['python']}, numba {env['numba']}")
 
 
-def print_header(console: Console, run: BenchRun, suite: Suite | None, env: dict) -> None:
+def print_header(console: Console, run: BenchRun, instances: int, suite: Suite | None,
+                 env: dict) -> None:
+    """The machine and what runs, printed before anything runs (``run``: runner.plan)."""
     settings = run.settings
     what = f"suite {suite.name}, " if suite else ""
     console.print(describe_environment(env), highlight=False)
     console.print(
-        f"[bold]maxflow bench[/bold]: {what}{_count(len(run.instances), 'instance')} x "
-        f"{_count(len(run.solvers), 'solver')}; "
-        f"stage-1 seconds, median of >= {settings.repeat} runs and >= {settings.min_time:g} s per cell after "
-        f"{settings.warmup} warm-up; baseline {run.baseline}")
-    console.print("compile (kept out of the times): "
-                  + ", ".join(f"{solver} {seconds:.2f} s" for solver, seconds in run.compile.items()))
+        f"[bold]maxflow bench[/bold]: {what}{counted(instances, 'instance')} x "
+        f"{counted(len(run.solvers), 'solver')}; "
+        f"stage-1 seconds, median of >= {settings.repeat} runs and >= {settings.min_time:g} s "
+        f"per cell after {settings.warmup} warm-up; baseline {run.baseline}")
     if run.externals:
         console.print("external programs (DIMACS on stdin): " + ", ".join(
-            f"{label} = {run.configurations[label]['command']}" for label in run.solvers if label in run.externals),
+            f"{label} = {run.configurations[label]['command']}"
+            for label in run.solvers if label in run.externals),
             highlight=False)
     if suite and suite.solver_params:
         console.print(f"suite {suite.name} sets, where --solvers does not: " + "; ".join(
-            f"{family}: " + ", ".join(f"{solver} " + ",".join(f"{key}={value}" for key, value in params.items())
-                                      for solver, params in solvers.items())
+            f"{family}: " + ", ".join(
+                f"{solver} " + ",".join(f"{key}={value}" for key, value in params.items())
+                for solver, params in solvers.items())
             for family, solvers in suite.solver_params.items()), highlight=False)
 
 
-def _family_table(family: str, family_rows: list[Row], run: BenchRun, published: dict[str, PublishedRow]) -> Table:
+def _family_table(family: str, family_rows: list[Row], run: BenchRun,
+                  published: dict[str, PublishedRow]) -> Table:
     others = run.solvers[1:]
     papers = [published[row.group] for row in family_rows if row.group in published]
     caption = f"paper: table {', '.join(sorted({p.table for p in papers}))}" if papers else None
-    table = Table(title=f"[bold]{family}[/bold]", title_justify="left", caption=caption, caption_justify="left")
+    table = Table(title=f"[bold]{family}[/bold]", title_justify="left", caption=caption,
+                  caption_justify="left")
     for name in ("instance", "vertices", "arcs", "seeds"):
         table.add_column(name, justify="left" if name == "instance" else "right")
     for solver in run.solvers:
@@ -126,12 +154,14 @@ def _family_table(family: str, family_rows: list[Row], run: BenchRun, published:
         for solver in run.solvers:
             cells.append(_time_cell(row, solver, solver in run.externals))
         for solver in others:
-            ratio = row.times[run.baseline] / row.times[solver] if row.times[solver] > 0 else math.nan
+            ratio = (row.times[run.baseline] / row.times[solver] if row.times[solver] > 0
+                     else math.nan)
             speedups[solver].append(ratio)
             cells.append(_speedup(ratio))
         paper = published.get(row.group)
         if papers:
-            cells += [_seconds(paper.times[s]) if paper and s in paper.times else "" for s in paper_solvers]
+            cells += [_seconds(paper.times[s]) if paper and s in paper.times else ""
+                      for s in paper_solvers]
             cells.append(_speedup(paper.speedup) if paper else "")
         table.add_row(*cells)
     if others:
@@ -143,7 +173,8 @@ def _family_table(family: str, family_rows: list[Row], run: BenchRun, published:
 
 
 def _time_cell(row: Row, solver: str, external: bool) -> str:
-    """The row's time for one column, its spread, ! when unstable; which time, for an external program."""
+    """The row's time for one column, its spread, ! when unstable; which time, for an external
+    program."""
     if math.isnan(row.times[solver]):
         return "[red]failed[/red]"
     mark = " [yellow]![/yellow]" if row.unstable[solver] else ""
@@ -154,7 +185,8 @@ def _time_cell(row: Row, solver: str, external: bool) -> str:
 def _unstable_lines(unstable: list[Cell]) -> list[str]:
     lines = [f"  {cell.instance} {cell.solver}: median {_seconds(cell.stats.median)} s, MAD "
              f"{cell.stats.mad / cell.stats.median:.1%}, min {_seconds(cell.stats.minimum)}, max "
-             f"{_seconds(cell.stats.maximum)} ({cell.stats.runs} runs)" for cell in unstable[:LISTED_UNSTABLE]]
+             f"{_seconds(cell.stats.maximum)} ({cell.stats.runs} runs)"
+             for cell in unstable[:LISTED_UNSTABLE]]
     if len(unstable) > LISTED_UNSTABLE:
         lines.append(f"  ... and {len(unstable) - LISTED_UNSTABLE} more (see --detail or --json)")
     return lines
@@ -163,18 +195,23 @@ def _unstable_lines(unstable: list[Cell]) -> list[str]:
 def _detail_tables(run: BenchRun) -> list[Table]:
     """The instances (sizes, read, build and check seconds), then per solver every cell's
     statistics, its other phases (median seconds over the measured runs) and its counters."""
-    instances = Table(title="[bold]instances[/bold] (seconds)", title_justify="left", box=box.SIMPLE_HEAD)
+    instances = Table(title="[bold]instances[/bold] (seconds)", title_justify="left",
+                      box=box.SIMPLE_HEAD)
     for name in ("instance", "vertices", "arcs", "read", "build", "check", "cut capacity"):
         instances.add_column(name, justify="left" if name == "instance" else "right",
                              overflow="fold" if name == "instance" else "ellipsis")
     for record in run.instances:
-        instances.add_row(record.instance.name, f"{record.n:,}", f"{record.m:,}", _seconds(record.read),
-                          _seconds(record.build), _seconds(record.check_seconds), f"{record.cut_capacity:,}")
+        instances.add_row(record.instance.name, f"{record.n:,}", f"{record.m:,}",
+                          _seconds(record.read),
+                          _seconds(record.build), _seconds(record.check_seconds),
+                          f"{record.cut_capacity:,}")
     tables = [instances]
     for solver in run.solvers:
         cells = [cell for cell in run.cells if cell.solver == solver]
-        phases = list(dict.fromkeys(key for cell in cells for key in cell.phases if key != "stage1"))
-        table = Table(title=f"[bold]{solver}[/bold] (stage-1 seconds; other phases: medians; counters: medians)",
+        phases = list(dict.fromkeys(key for cell in cells for key in cell.phases
+                                    if key != "stage1"))
+        table = Table(title=f"[bold]{solver}[/bold] (stage-1 seconds; other phases: medians; "
+                            "counters: medians)",
                       title_justify="left", box=box.SIMPLE_HEAD)
         for name in ("instance", "runs", "median", "MAD", "min", "max", *phases):
             table.add_column(name, justify="left" if name == "instance" else "right",
@@ -182,25 +219,32 @@ def _detail_tables(run: BenchRun) -> list[Table]:
         table.add_column("counters", ratio=1)
         for cell in cells:
             stats = cell.stats
-            values = [stats.median, stats.mad, stats.minimum, stats.maximum, *(cell.phases.get(key) for key in phases)]
+            values = [stats.median, stats.mad, stats.minimum, stats.maximum,
+                      *(cell.phases.get(key) for key in phases)]
             counters = ", ".join(f"{name} {count:,}" for name, count in cell.counters.items())
-            table.add_row(cell.instance, str(stats.runs), *("" if v is None else _seconds(v) for v in values), counters)
+            table.add_row(cell.instance, str(stats.runs),
+                          *("" if v is None else _seconds(v) for v in values), counters)
         tables.append(table)
     return tables
 
 
-def print_run(console: Console, run: BenchRun, published: tuple[PublishedRow, ...] = (), published_note: str = "",
+def print_run(console: Console, run: BenchRun, published: tuple[PublishedRow, ...] = (),
+              published_note: str = "",
               detail: bool = False) -> None:
-    """The family tables, the detail when asked, the unstable cells, then the problems in red."""
+    """The compile times, the family tables, the detail when asked, the unstable cells, then
+    the problems in red."""
+    console.print("compile (kept out of the times): "
+                  + ", ".join(f"{solver} {seconds:.2f} s"
+                              for solver, seconds in run.compile.items()))
     by_preset = {row.preset: row for row in published}
     for family, family_rows in rows(run).items():
         console.print(_family_table(family, family_rows, run, by_preset))
-    console.print(f"[dim]time: mean over the seeds of each instance's median; ± the largest MAD/median "
-                  f"(unscaled MAD); ! {UNSTABLE_RULE}[/dim]")
+    console.print(f"[dim]time: mean over the seeds of each instance's median; ± the largest "
+                  f"MAD/median (unscaled MAD); ! {UNSTABLE_RULE}[/dim]")
     if run.externals:
-        console.print("[dim]external programs: cut tm = their own stage-1 time as they print it (hi_pr: CPU "
-                      "seconds, 10 ms ticks); wall = the whole process, reading the input included (both in "
-                      "--detail and --json)[/dim]")
+        console.print("[dim]external programs: cut tm = their own stage-1 time as they print "
+                      "it (hi_pr: CPU seconds, 10 ms ticks); wall = the whole process, reading "
+                      "the input included (both in --detail and --json)[/dim]")
     if published_note:
         console.print(f"[cyan]{published_note}[/cyan]")
     if detail:
@@ -218,7 +262,8 @@ def print_run(console: Console, run: BenchRun, published: tuple[PublishedRow, ..
         console.print(f"[bold red]FAILED[/bold red] [red]{problem}[/red]", highlight=False)
 
 
-def print_changes(console: Console, changes: list[Change], only_old: list[str], only_new: list[str]) -> None:
+def print_changes(console: Console, changes: list[Change], only_old: list[str],
+                  only_new: list[str]) -> None:
     """Per cell new/old, a ≈ where the change is within noise; geometric mean per family."""
     table = Table(title="[bold]new / old[/bold] (stage-1 medians)", title_justify="left")
     for name in ("instance", "solver", "old (s)", "new (s)", "new/old", ""):
@@ -241,8 +286,11 @@ def print_changes(console: Console, changes: list[Change], only_old: list[str], 
             console.print(f"[yellow]{label}[/yellow]: {', '.join(names)}")
 
 
-def require_matplotlib() -> None:
-    """Fail before a long run, not after it, when --plot cannot be drawn."""
+def require_plot(path: str) -> None:
+    """Fail before a long run, not after it, when --plot cannot be drawn: a PNG image, by
+    matplotlib."""
+    if path != "-" and not path.lower().endswith(".png"):
+        raise ParameterError(f"--plot {path}: the plot is a PNG image; name it FILE.png")
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -251,7 +299,7 @@ def require_matplotlib() -> None:
 
 def plot(run: BenchRun, path: str) -> None:
     """Stage-1 time against arcs, log-log, one panel per family and one line per solver."""
-    require_matplotlib()
+    require_plot(path)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -260,12 +308,14 @@ def plot(run: BenchRun, path: str) -> None:
     table = rows(run)
     columns = min(3, len(table))
     lines = math.ceil(len(table) / columns)
-    figure, axes = pyplot.subplots(lines, columns, figsize=(4.5 * columns, 3.6 * lines), squeeze=False)
+    figure, axes = pyplot.subplots(lines, columns, figsize=(4.5 * columns, 3.6 * lines),
+                                   squeeze=False)
     for axis in axes.flat[len(table):]:
         axis.set_visible(False)
     for axis, (family, family_rows) in zip(axes.flat, table.items()):
         for solver in run.solvers:
-            axis.plot([row.m for row in family_rows], [row.times[solver] for row in family_rows], "o-", label=solver)
+            axis.plot([row.m for row in family_rows], [row.times[solver] for row in family_rows],
+                      "o-", label=solver)
         axis.set(title=family, xlabel="arcs", ylabel="stage-1 seconds", xscale="log", yscale="log")
         axis.grid(True, which="both", alpha=0.3)
         axis.legend()

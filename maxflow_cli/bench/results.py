@@ -8,7 +8,9 @@ The document (``SCHEMA`` 1) holds ``schema``, ``created``, ``settings``, ``envir
 wall time of an external program that prints none; ``wall_samples`` besides) and their
 ``median``, ``mad`` (unscaled), ``min``, ``max``, ``unstable``, ``speedup`` over the
 baseline, ``flow_value`` and ``failure``; ``settings.configurations`` says what each label
-is. Statistics of a failed cell are null. ``maxflow bench compare`` reads two documents.
+is. Statistics of a failed cell are null. ``complete`` is false when the run was interrupted:
+it holds the instances benched before (the CSV repeats it on every row). ``maxflow bench
+compare`` reads two documents.
 """
 
 import csv
@@ -30,9 +32,9 @@ from maxflow_cli.errors import InputError
 from maxflow_cli.outputs import atomic_output
 
 SCHEMA = 1
-CSV_COLUMNS = ("instance", "family", "group", "solver", "kind", "device", "params", "vertices", "arcs", "runs",
-               "warmup", "timed", "median", "mad", "min", "max", "unstable", "speedup", "flow_value", "failure",
-               "samples")
+CSV_COLUMNS = ("instance", "family", "group", "solver", "kind", "device", "params", "vertices",
+               "arcs", "runs", "warmup", "timed", "median", "mad", "min", "max", "unstable",
+               "speedup", "flow_value", "failure", "complete", "samples")
 
 
 def _cpu_model() -> str:
@@ -56,7 +58,8 @@ def _gpus() -> list[dict]:
     except (OSError, subprocess.SubprocessError):
         return []
     keys = ("name", "driver", "sm_clock_mhz", "memory_clock_mhz", "max_sm_clock_mhz", "memory_mib")
-    return [dict(zip(keys, (value.strip() for value in line.split(",")))) for line in output.splitlines() if line]
+    return [dict(zip(keys, (value.strip() for value in line.split(","))))
+            for line in output.splitlines() if line]
 
 
 def _version(distribution: str) -> str | None:
@@ -73,9 +76,11 @@ def _git() -> dict:
     if not (root / ".git").exists():
         return {}
     try:
-        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                                text=True,
                                 timeout=20, check=True).stdout.strip()
-        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
+                                 "--untracked-files=no"],
                                 capture_output=True, text=True, timeout=20, check=True).stdout
     except (OSError, subprocess.SubprocessError):
         return {}
@@ -111,9 +116,11 @@ def document(run: BenchRun, suite: str | None, env: dict) -> dict:
     for cell in run.cells:
         record, stats = records[cell.instance], cell.stats
         results.append({
-            "instance": cell.instance, "family": record.instance.family, "group": record.instance.group,
+            "instance": cell.instance, "family": record.instance.family,
+            "group": record.instance.group,
             "solver": cell.solver, "kind": cell.kind, "device": cell.device, "params": cell.params,
-            "vertices": record.n, "arcs": record.m, "runs": stats.runs, "warmup": cell.warmup, "timed": cell.timed,
+            "vertices": record.n, "arcs": record.m, "runs": stats.runs, "warmup": cell.warmup,
+            "timed": cell.timed,
             "samples": cell.samples, "wall_samples": cell.wall, "median": _finite(stats.median),
             "mad": _finite(stats.mad), "min": _finite(stats.minimum), "max": _finite(stats.maximum),
             "unstable": stats.unstable, "speedup": _finite(speedups[cell.instance, cell.solver]),
@@ -124,20 +131,24 @@ def document(run: BenchRun, suite: str | None, env: dict) -> dict:
         "schema": SCHEMA,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "settings": asdict(run.settings) | {
-            "suite": suite, "solvers": run.solvers, "configurations": run.configurations, "baseline": run.baseline,
-            "measured": "stage1 seconds (external programs: their own stage 1, else wall; see 'timed')",
+            "suite": suite, "solvers": run.solvers, "configurations": run.configurations,
+            "baseline": run.baseline,
+            "measured": "stage1 seconds (external programs: their own stage 1, else wall; "
+                        "see 'timed')",
             "mad": "unscaled", "unstable_rule": UNSTABLE_RULE},
         "environment": env,
         "compile": run.compile,
         "instances": [{
-            "instance": record.instance.name, "family": record.instance.family, "group": record.instance.group,
+            "instance": record.instance.name, "family": record.instance.family,
+            "group": record.instance.group,
             "vertices": record.n, "arcs": record.m, "read": record.read, "build": record.build,
-            "warnings": record.warnings, "check": {"ok": not record.check_problems, "problems": record.check_problems,
-                                                    "cut_capacity": record.cut_capacity,
-                                                    "seconds": record.check_seconds},
+            "warnings": record.warnings,
+            "check": {"ok": not record.check_problems, "problems": record.check_problems,
+                      "cut_capacity": record.cut_capacity, "seconds": record.check_seconds},
         } for record in run.instances],
         "results": results,
         "problems": run.problems,
+        "complete": run.complete,
     }
 
 
@@ -154,7 +165,9 @@ def write_csv(doc: dict, path: str) -> None:
     writer.writeheader()
     for entry in doc["results"]:
         writer.writerow(entry | {"samples": " ".join(map(repr, entry["samples"])),
-                                 "params": " ".join(f"{key}={value}" for key, value in entry["params"].items())})
+                                 "complete": doc["complete"],
+                                 "params": " ".join(f"{key}={value}"
+                                                    for key, value in entry["params"].items())})
     with atomic_output(path) as stream:
         stream.write(text.getvalue().encode())
 
@@ -171,7 +184,8 @@ def load(path: str) -> dict:
     if not isinstance(doc, dict) or "results" not in doc or "schema" not in doc:
         raise InputError(path, None, "not a 'maxflow bench --json' document")
     if doc["schema"] != SCHEMA:
-        raise InputError(path, None, f"schema version {doc['schema']}; this maxflow reads version {SCHEMA}")
+        raise InputError(path, None,
+                         f"schema version {doc['schema']}; this maxflow reads version {SCHEMA}")
     missing = _missing_keys(doc)
     if missing:
         raise InputError(path, None, f"not a complete 'maxflow bench --json' document: {missing}")
@@ -179,7 +193,8 @@ def load(path: str) -> dict:
 
 
 REQUIRED_ENTRY_KEYS = ("instance", "family", "solver", "median", "mad")  # what compare reads
-REQUIRED_ENVIRONMENT_KEYS = ("cpu", "gpus", "maxflow", "python", "numba", "git")  # what describe_environment reads
+# what describe_environment reads
+REQUIRED_ENVIRONMENT_KEYS = ("cpu", "gpus", "maxflow", "python", "numba", "git")
 
 
 def _missing_keys(doc: dict) -> str | None:
@@ -193,7 +208,8 @@ def _missing_keys(doc: dict) -> str | None:
     if not isinstance(doc["results"], list):
         return "'results' is not a list"
     for number, entry in enumerate(doc["results"], 1):
-        absent = [key for key in REQUIRED_ENTRY_KEYS if not isinstance(entry, dict) or key not in entry]
+        absent = [key for key in REQUIRED_ENTRY_KEYS
+                  if not isinstance(entry, dict) or key not in entry]
         if absent:
             return f"result {number} lacks {', '.join(map(repr, absent))}"
     return None
@@ -213,18 +229,22 @@ class Change:
 
 
 def compare(old: dict, new: dict) -> tuple[list[Change], list[str], list[str]]:
-    """Changes of the cells both documents hold; the (instance, solver) cells only in old, only in new.
-    Failed cells (no median) count as absent."""
+    """Changes of the cells both documents hold; the (instance, solver) cells only in old, only
+    in new. Failed cells (no median) count as absent."""
     def cells(doc):
-        return {(entry["instance"], entry["solver"]): entry for entry in doc["results"] if entry["median"] is not None}
+        return {(entry["instance"], entry["solver"]): entry for entry in doc["results"]
+                if entry["median"] is not None}
 
     before, after = cells(old), cells(new)
     changes = [
         Change(key[0], entry["family"], key[1], before[key]["median"], entry["median"],
-               entry["median"] / before[key]["median"] if before[key]["median"] > 0 else float("nan"),
-               within_noise(before[key]["median"], before[key]["mad"], entry["median"], entry["mad"]))
+               entry["median"] / before[key]["median"] if before[key]["median"] > 0
+               else float("nan"),
+               within_noise(before[key]["median"], before[key]["mad"], entry["median"],
+                            entry["mad"]))
         for key, entry in after.items() if key in before
     ]
-    return (changes, [f"{instance} ({solver})" for instance, solver in sorted(before.keys() - after.keys())],
+    return (changes,
+            [f"{instance} ({solver})" for instance, solver in sorted(before.keys() - after.keys())],
             [f"{instance} ({solver})" for instance, solver in sorted(after.keys() - before.keys())])
 

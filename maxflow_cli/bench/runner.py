@@ -16,6 +16,7 @@ must give the flow value of the baseline's first run, and the certificate of tha
 is checked (outside any timing).
 """
 
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -28,7 +29,7 @@ from maxflow_cli.bench.external import DimacsInput, RunFailed
 from maxflow_cli.bench.instances import Instance
 from maxflow_cli.bench.stats import Stats, summarize
 from maxflow_cli.check import check_answer
-from maxflow_cli.errors import ParameterError, SolverUnavailable
+from maxflow_cli.errors import Interrupted, ParameterError, SolverUnavailable
 from maxflow_cli.registry import SolveOptions, SolverSpec, solvers
 from maxflow_cli.residual import ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
@@ -69,7 +70,8 @@ class Choice:
                  if key not in self.given}
         if not extra:
             return self
-        options = self.spec.resolve(SolveOptions(self.options.want_flow, self.options.device, self.given | extra))
+        options = self.spec.resolve(SolveOptions(self.options.want_flow, self.options.device,
+                                                 self.given | extra))
         return replace(self, options=options)
 
     def prepare(self) -> float:
@@ -80,7 +82,8 @@ class Choice:
         return self.spec.solve(graph, self.options)
 
     def describe(self) -> dict:
-        return {"kind": self.kind, "solver": self.spec.name, "device": self.device, "params": self.given}
+        return {"kind": self.kind, "solver": self.spec.name, "device": self.device,
+                "params": self.given}
 
 
 def default_solvers() -> list[str]:
@@ -96,14 +99,14 @@ def default_solvers() -> list[str]:
     return available
 
 
-def choose_solvers(solvers: str, baseline: str, want_flow: bool) -> list[Choice]:
-    """The baseline first, then the configurations of ``solvers`` in order (configs module),
-    each resolved (or refused) here; a configuration given twice runs once."""
+def choose_solvers(solvers: str | None, baseline: str, want_flow: bool) -> list[Choice]:
+    """The baseline first, then the configurations of ``solvers`` in order (configs module;
+    None: none), each resolved (or refused) here; a configuration given twice runs once."""
     (base, *more) = parse_configurations(baseline, "--baseline")
     if more:
         raise ParameterError(f"--baseline {baseline!r}: one configuration, not {1 + len(more)}")
     choices = {}
-    for configuration in [base, *(parse_configurations(solvers) if solvers else [])]:
+    for configuration in [base, *(parse_configurations(solvers) if solvers is not None else [])]:
         spec = configuration.spec
         options = spec.resolve(SolveOptions(want_flow, configuration.device, configuration.params))
         name = label(spec, options.device, configuration.params)
@@ -127,7 +130,8 @@ class Cell:
     flow_value: int | None
     phases: dict[str, float]  # median seconds per phase the solver reports
     counters: dict[str, int]  # median per counter
-    trace: list[dict] = field(default_factory=list)  # the first run's rounds, for solvers that have them
+    # the first run's rounds, for solvers that have them
+    trace: list[dict] = field(default_factory=list)
     mismatch: str | None = None
     failure: str | None = None  # why an external program gave no answer
 
@@ -156,9 +160,11 @@ class BenchRun:
     settings: Settings
     solvers: list[str]  # labels, the baseline first
     compile: dict[str, float]  # seconds per solver configuration (external programs have none)
-    configurations: dict[str, dict] = field(default_factory=dict)  # label -> what it is (Choice.describe)
+    # label -> what it is (Choice.describe)
+    configurations: dict[str, dict] = field(default_factory=dict)
     instances: list[InstanceRecord] = field(default_factory=list)
     cells: list[Cell] = field(default_factory=list)
+    complete: bool = True  # False: interrupted, the instances benched so far
 
     @property
     def baseline(self) -> str:
@@ -171,22 +177,27 @@ class BenchRun:
 
     def speedups(self) -> dict[tuple[str, str], float]:
         """(instance, solver) -> baseline median / the cell's median, on the same instance."""
-        base = {cell.instance: cell.stats.median for cell in self.cells if cell.solver == self.baseline}
-        return {(cell.instance, cell.solver): base[cell.instance] / cell.stats.median if cell.stats.median > 0
-                else float("nan") for cell in self.cells}
+        base = {cell.instance: cell.stats.median for cell in self.cells
+                if cell.solver == self.baseline}
+        return {(cell.instance, cell.solver):
+                base[cell.instance] / cell.stats.median if cell.stats.median > 0 else float("nan")
+                for cell in self.cells}
 
     @property
     def problems(self) -> list[str]:
-        """Certificates that fail, then external programs that failed and flow values that disagree."""
+        """Certificates that fail, then external programs that failed and flow values that
+        disagree."""
         found = [f"{record.instance.name}: certificate fails: {'; '.join(record.check_problems)}"
                  for record in self.instances if record.check_problems]
-        return found + [problem for cell in self.cells for problem in (cell.failure, cell.mismatch) if problem]
+        return found + [problem for cell in self.cells
+                        for problem in (cell.failure, cell.mismatch) if problem]
 
 
 def _medians(records: list[dict]) -> dict:
     """Per key, the median over the runs that report it."""
     keys = dict.fromkeys(key for record in records for key in record)
-    return {key: np.median([record[key] for record in records if key in record]).item() for key in keys}
+    return {key: np.median([record[key] for record in records if key in record]).item()
+            for key in keys}
 
 
 class _Tally:
@@ -194,22 +205,28 @@ class _Tally:
 
     def __init__(self, choice, instance: str):
         self.choice, self.instance = choice, instance
-        self.first: SolveResult | None = None  # the first run's result (the baseline's is certified)
+        # the first run's result (the baseline's is certified)
+        self.first: SolveResult | None = None
         self.walls, self.times, self.counters, self.wrong = [], [], [], []
         self.runs, self.spent, self.expected, self.failure = 0, 0.0, None, None
 
     def done(self, settings: Settings) -> bool:
-        """Whether it has failed or has its measured runs: at least --repeat, adding up to --min-time."""
-        return self.failure is not None or (len(self.walls) >= settings.repeat and self.spent >= settings.min_time)
+        """Whether it has failed or has its measured runs: at least --repeat, adding up to
+        --min-time."""
+        return self.failure is not None or (len(self.walls) >= settings.repeat
+                                            and self.spent >= settings.min_time)
 
-    def run(self, graph: ResidualGraph, dimacs: DimacsInput, measured: bool, reference: int | None) -> None:
-        """One run, whose flow value must be ``reference`` (None: the baseline's first run, this one)."""
+    def run(self, graph: ResidualGraph, dimacs: DimacsInput, measured: bool,
+            reference: int | None) -> None:
+        """One run, whose flow value must be ``reference`` (None: the baseline's first run, this
+        one)."""
         self.runs += 1
         started = time.perf_counter()
         try:
             result = self.choice.run(graph, dimacs)
         except RunFailed as error:
-            self.failure = f"{self.instance}: {self.choice.label} failed in run {self.runs}: {error}"
+            self.failure = (f"{self.instance}: {self.choice.label} failed in run {self.runs}: "
+                            f"{error}")
             return
         wall = time.perf_counter() - started
         if self.first is None:
@@ -227,12 +244,13 @@ class _Tally:
         mismatch = None
         if self.wrong:
             (run, value), count = self.wrong[0], len(self.wrong)
-            mismatch = (f"{self.instance}: {self.choice.label} gave flow value {value} in run {run} "
-                        f"({count} of {self.runs} runs differ), not {self.expected}")
+            mismatch = (f"{self.instance}: {self.choice.label} gave flow value {value} in run "
+                        f"{run} ({count} of {self.runs} runs differ), not {self.expected}")
         timed = "stage1" if all("stage1" in entry for entry in self.times) else "wall"
         choice = self.choice
         return Cell(self.instance, choice.label, choice.kind, choice.device, choice.params,
-                    [] if self.failure else [entry[timed] for entry in self.times], timed, self.walls, warmup,
+                    [] if self.failure else [entry[timed] for entry in self.times], timed,
+                    self.walls, warmup,
                     self.first.flow_value if self.first else None, _medians(self.times),
                     {name: int(round(value)) for name, value in _medians(self.counters).items()},
                     getattr(self.first, "trace", []), mismatch, self.failure)
@@ -261,7 +279,8 @@ Progress = Callable[[str, int], None]
 
 
 def bench_instance(instance: Instance, choices: list, settings: Settings,
-                   progress: Progress = lambda text, done: None) -> tuple[InstanceRecord, list[Cell]]:
+                   progress: Progress = lambda text, done: None
+                   ) -> tuple[InstanceRecord, list[Cell]]:
     """Load and build ``instance`` once, run every choice on it (the baseline, first, gives the
     flow value every run must give), then check the baseline's answer outside the timing."""
     progress(f"{instance.name}: loading", 0)
@@ -270,15 +289,18 @@ def bench_instance(instance: Instance, choices: list, settings: Settings,
     read = time.perf_counter() - started
     started = time.perf_counter()
     graph = build_residual(network)
-    record = InstanceRecord(instance, graph.n, graph.m, read, time.perf_counter() - started, warnings)
+    record = InstanceRecord(instance, graph.n, graph.m, read, time.perf_counter() - started,
+                            warnings)
     tallies = [_Tally(choice.bound(instance), instance.name) for choice in choices]
     baseline = tallies[0]
     dimacs = DimacsInput(instance.path, network)
     try:
         for tally, measured in _schedule(tallies, settings):
             if tally.failure is None:
-                progress(f"{instance.name}: {tally.choice.label}", sum(t.done(settings) for t in tallies))
-                tally.run(graph, dimacs, measured, baseline.first.flow_value if baseline.first else None)
+                progress(f"{instance.name}: {tally.choice.label}",
+                         sum(t.done(settings) for t in tallies))
+                tally.run(graph, dimacs, measured,
+                          baseline.first.flow_value if baseline.first else None)
     finally:
         dimacs.close()
     started = time.perf_counter()
@@ -289,18 +311,38 @@ def bench_instance(instance: Instance, choices: list, settings: Settings,
     return record, [tally.cell(settings.warmup) for tally in tallies]
 
 
+def plan(choices: list, settings: Settings) -> BenchRun:
+    """The run before anything is compiled or run: what its header says."""
+    return BenchRun(settings, [choice.label for choice in choices], {},
+                    {choice.label: choice.describe() for choice in choices})
+
+
 def run_benchmark(instances: list[Instance], choices: list, settings: Settings,
                   progress: Progress = lambda text, done: None) -> BenchRun:
     """Compile every solver once, then bench every instance in turn (one graph in memory at a time);
     ``choices`` are Choices, the baseline first, then Externals; ``progress`` gets the number of
     cells done in the whole run."""
     progress("compiling", 0)
-    run = BenchRun(settings, [choice.label for choice in choices],
-                   {choice.label: choice.prepare() for choice in choices if choice.kind == "solver"},
-                   {choice.label: choice.describe() for choice in choices})
-    for instance in instances:
-        record, cells = bench_instance(instance, choices, settings,
-                                       lambda text, count, done=len(run.cells): progress(text, done + count))
-        run.instances.append(record)
-        run.cells.extend(cells)
+    run = plan(choices, settings)
+    run.compile = {choice.label: choice.prepare() for choice in choices
+                   if choice.kind == "solver"}
+    try:
+        for instance in instances:
+            record, cells = bench_instance(instance, choices, settings,
+                                           lambda text, count, done=len(run.cells):
+                                           progress(text, done + count))
+            run.instances.append(record)
+            run.cells.extend(cells)
+    except KeyboardInterrupt as interrupt:
+        run.complete = False
+        raise BenchInterrupted(getattr(interrupt, "signum", signal.SIGINT), run) from None
     return run
+
+
+class BenchInterrupted(Interrupted):
+    """A signal during the runs; ``run`` holds the instances benched to the end before it (an
+    instance cut short is left out: its cells lack their runs and its certificate)."""
+
+    def __init__(self, signum: int, run: BenchRun):
+        super().__init__(signum)
+        self.run = run

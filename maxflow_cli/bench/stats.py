@@ -44,7 +44,8 @@ def summarize(samples) -> Stats:
     median = float(np.median(values))
     mad = float(np.median(np.abs(values - median)))
     minimum = float(values.min())
-    unstable = mad > UNSTABLE_MAD * median or float(np.percentile(values, 90)) > UNSTABLE_SPREAD * minimum
+    unstable = (mad > UNSTABLE_MAD * median
+                or float(np.percentile(values, 90)) > UNSTABLE_SPREAD * minimum)
     return Stats(len(values), median, mad, minimum, float(values.max()), unstable)
 
 

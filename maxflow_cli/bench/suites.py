@@ -16,7 +16,7 @@ Seeds are 1..k: the papers do not give theirs.
 from dataclasses import dataclass, replace
 
 from maxflow_cli.bench import published
-from maxflow_cli.bench.instances import Instance, preset_instances, spec_instances
+from maxflow_cli.bench.instances import Instance, preset_instances
 from maxflow_cli.bench.published import PublishedRow
 
 
@@ -31,7 +31,8 @@ class Suite:
     @property
     def solver_params(self) -> dict[str, dict]:
         """Family -> the solver parameters its instances get (see Instance.solver_params)."""
-        return {instance.family: instance.solver_params for instance in self.instances if instance.solver_params}
+        return {instance.family: instance.solver_params for instance in self.instances
+                if instance.solver_params}
 
 
 _PAPER_SIZES = (
@@ -51,34 +52,33 @@ def _from_presets(names, seeds: int, solver_params: dict | None = None) -> tuple
                  for name in names for instance in preset_instances(name, range(1, seeds + 1)))
 
 
-HE_HONG_KERNEL_CYCLES = {"acyclic-dense": {solver: {"kernel_cycles": 32} for solver in ("cuda", "hybrid")}}
+HE_HONG_KERNEL_CYCLES = {"acyclic-dense": {solver: {"kernel_cycles": 32}
+                                           for solver in ("cuda", "hybrid")}}
 """He & Hong 2010 §VII run their kernel 32 cycles per launch on Acyclic-Dense and 4096 on Genrmf
 and Washington-RLG (our default)."""
 
 
-def _quick() -> tuple[Instance, ...]:
-    """Three sizes per family of the papers, seeds 1 and 2 (stage-1 hipr: 1–100 ms each here)."""
-    rmf, rlg = dict(c1=1, c2=10000), dict(cap=10000)
-    sizes = (
-        ("acyclic-dense", "acyclic-dense", [(f"{n}", dict(n=n)) for n in (500, 1000, 1500)]),
-        ("genrmf-long", "genrmf", [(f"{a}x{8 * a}", dict(a=a, b=8 * a) | rmf) for a in (8, 12, 16)]),
-        ("genrmf-wide", "genrmf", [(f"{a}", dict(a=a, b=a) | rmf) for a in (12, 18, 24)]),
-        ("washington-rlg-long", "washington-rlg",
-         [(f"{w}x{levels}", dict(rows=w, levels=levels) | rlg) for w, levels in ((64, 128), (96, 160), (128, 192))]),
-        ("washington-rlg-wide", "washington-rlg", [(f"{w}", dict(rows=w, levels=w) | rlg) for w in (64, 96, 128)]),
-    )
-    return tuple(instance for label, generator, rows in sizes for size, params in rows
-                 for instance in spec_instances(generator, params, (1, 2), label, f"{label}-{size}"))
+_QUICK_SIZES = (
+    "acyclic-dense-500", "acyclic-dense-1000", "acyclic-dense-1500",
+    "genrmf-long-8x64", "genrmf-long-12x96", "genrmf-long-16x128",
+    "genrmf-wide-12", "genrmf-wide-18", "genrmf-wide-24",
+    "washington-rlg-long-64x128", "washington-rlg-long-96x160", "washington-rlg-long-128x192",
+    "washington-rlg-wide-64", "washington-rlg-wide-96", "washington-rlg-wide-128",
+)  # three small sizes per family of the papers (stage-1 hipr: 1–100 ms each here)
 
 
 SUITES: dict[str, Suite] = {
     suite.name: suite
     for suite in (
-        Suite("quick", "every family at three small sizes, 2 seeds (the default)", _quick()),
+        Suite("quick", "every family at three small sizes, 2 seeds (the default)",
+              _from_presets(_QUICK_SIZES, 2)),
         Suite("gutierrez2012", "Gutiérrez Mota 2012, table 3.2: 15 sizes, 5 seeds",
               _from_presets(_PAPER_SIZES, 5), published_note=published.GUTIERREZ_2012_NOTE),
-        Suite("hehong2010", "He & Hong 2010, §VII: 15 sizes, 50 seeds; cuda, hybrid: 32 kernel cycles on acyclic-dense",
-              _from_presets(_PAPER_SIZES, 50, HE_HONG_KERNEL_CYCLES), published_note=published.HE_HONG_2010_NOTE),
+        Suite("hehong2010",
+              "He & Hong 2010, §VII: 15 sizes, 50 seeds; cuda, hybrid: 32 kernel cycles on "
+              "acyclic-dense",
+              _from_presets(_PAPER_SIZES, 50, HE_HONG_KERNEL_CYCLES),
+              published_note=published.HE_HONG_2010_NOTE),
         Suite("alvino2015", "Alvino 2015, §4.2 and tables 4.1–4.5: 16 sizes, 5 seeds",
               _from_presets(_ALVINO_SIZES, 5), published.ALVINO_2015, published.ALVINO_2015_NOTE),
     )

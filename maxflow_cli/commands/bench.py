@@ -16,15 +16,28 @@ from rich.table import Table
 from maxflow_cli.bench import report, results
 from maxflow_cli.bench.external import DEFAULT_TIMEOUT, parse_externals
 from maxflow_cli.bench.instances import parse_instances, unique
-from maxflow_cli.bench.runner import Settings, choose_solvers, default_solvers, run_benchmark
+from maxflow_cli.bench.runner import (
+    BenchInterrupted,
+    BenchRun,
+    Settings,
+    choose_solvers,
+    default_solvers,
+    plan,
+    run_benchmark,
+)
 from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE
 from maxflow_cli.bench.suites import SUITES
+from maxflow_cli.commands import FiniteFloat
 from maxflow_cli.errors import BenchFailed, ParameterError
 from maxflow_cli.generators import FAMILIES
 from maxflow_cli.outputs import check_outputs
 from maxflow_cli.registry import solvers as registered_solvers
 
 DEFAULT_SUITE = "quick"
+ANNOUNCED_CELLS = 100
+"""A run of this many (instance, configuration) cells or more says its size before it starts."""
+CONFIRMED_CELLS = 1000
+"""A run of more cells than this needs --yes: a spec's range can make one of days by mistake."""
 
 
 class BenchGroup(click.Group):
@@ -36,11 +49,19 @@ class BenchGroup(click.Group):
         return super().parse_args(ctx, args)
 
 
+class BenchContext(click.Context):
+    """The benchmark's context, whose path is ``maxflow bench``: ``run`` is implicit, so usage
+    lines and error hints (``Try 'maxflow bench --help'``) name the command people type."""
+
+    @property
+    def command_path(self) -> str:
+        return self.parent.command_path
+
+
 class BenchCommand(click.Command):
     """The benchmark itself, shown as ``maxflow bench [OPTIONS] [INSTANCE]...``."""
 
-    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        formatter.write_usage(ctx.parent.command_path, " ".join(self.collect_usage_pieces(ctx)))
+    context_class = BenchContext
 
 
 @click.group("bench", cls=BenchGroup)
@@ -52,41 +73,55 @@ def bench() -> None:
 @click.argument("instances", nargs=-1, metavar="[INSTANCE]...")
 @click.option("--solvers", metavar="CONFIG,...",
               help="Solver configurations to time, NAME[@DEVICE][:KEY=VALUE,...] each: "
-                   "'hipr,cuda@cpu:kernel_cycles=32,lockfree:threads=4' (NAME@cpu runs a GPU solver's CPU twin; "
-                   "KEY is a solver parameter, see 'maxflow solve --help'). [default: every solver that can run "
-                   "here on its default device]")
+                   "'hipr,cuda@cpu:kernel_cycles=32,lockfree:threads=4' (NAME@cpu runs a GPU "
+                   "solver's CPU twin; KEY is a solver parameter, see 'maxflow solve --help'). "
+                   "[default: every solver that can run here on its default device]")
 @click.option("--baseline", default="hipr", show_default=True, metavar="CONFIG",
               help="The configuration speedups are computed against and whose answer is certified "
                    "(added to --solvers if missing).")
 @click.option("--external", "externals", multiple=True, metavar="NAME=COMMAND",
-              help="Also time a program that reads a DIMACS max instance on stdin and prints its flow value "
-                   "('c flow: V' as hi_pr does, or 's V'), e.g. hi_pr=./hi_pr. Repeatable.")
+              help="Also time a program that reads a DIMACS max instance on stdin and prints "
+                   "its flow value ('c flow: V' as hi_pr does, or 's V'), e.g. hi_pr=./hi_pr. "
+                   "Repeatable.")
 @click.option("--external-pattern", "patterns", multiple=True, metavar="NAME=REGEX",
-              help="Read external NAME's flow value from the last match of REGEX (its first group) instead.")
-@click.option("--external-timeout", type=click.FloatRange(0, min_open=True), default=DEFAULT_TIMEOUT,
-              show_default=True, metavar="SECONDS", help="Kill an external program's run after this long (a problem).")
+              help="Read external NAME's flow value from the last match of REGEX (its first "
+                   "group) instead.")
+@click.option("--external-timeout", type=FiniteFloat(0, min_open=True),
+              default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
+              help="Kill an external program's run after this long (a problem).")
 @click.option("--repeat", type=click.IntRange(1), default=5, show_default=True, metavar="N",
               help="Measured runs per cell, at least.")
-@click.option("--min-time", type=click.FloatRange(0), default=1.0, show_default=True, metavar="SECONDS",
+@click.option("--min-time", type=FiniteFloat(0), default=1.0, show_default=True,
+              metavar="SECONDS",
               help="Measured wall time per cell, at least (more runs until reached).")
 @click.option("--warmup", type=click.IntRange(0), default=1, show_default=True, metavar="K",
               help="Runs per cell discarded before measuring.")
 @click.option("--interleave", is_flag=True,
-              help="Run the configurations in turn on each instance, one run each per round (as one compares "
-                   "two programs on a machine whose speed drifts), instead of one cell after the other.")
+              help="Run the configurations in turn on each instance, one run each per round (as "
+                   "one compares two programs on a machine whose speed drifts), instead of one "
+                   "cell after the other.")
 @click.option("--suite", "suite_name", type=click.Choice(list(SUITES)),
-              help=f"A named set of instances (see --list-suites). [default: {DEFAULT_SUITE}, when no INSTANCE]")
+              help=f"A named set of instances (see --list-suites). [default: {DEFAULT_SUITE}, "
+                   "when no INSTANCE]")
 @click.option("--seeds", "seed_count", type=click.IntRange(1), metavar="K",
               help="With --suite: only its seeds 1..K of each instance.")
-@click.option("--list-suites", is_flag=True, help="List the suites' instances, sizes and seeds, and exit.")
-@click.option("--flow", is_flag=True, help="Also run stage 2 (preflow to flow); timed apart, see --detail.")
-@click.option("--detail", is_flag=True, help="Add each cell's statistics, phase times and counters.")
-@click.option("--json", "json_file", metavar="FILE", help="Write every sample, the statistics and the machine.")
+@click.option("--list-suites", is_flag=True,
+              help="List the suites' instances, sizes and seeds, and exit.")
+@click.option("--flow", is_flag=True,
+              help="Also run stage 2 (preflow to flow); timed apart, see --detail.")
+@click.option("--detail", is_flag=True,
+              help="Add each cell's statistics, phase times and counters.")
+@click.option("--json", "json_file", metavar="FILE",
+              help="Write every sample, the statistics and the machine.")
+@click.option("--yes", is_flag=True,
+              help=f"Run more than {CONFIRMED_CELLS:,} (instance, configuration) cells.")
 @click.option("--csv", "csv_file", metavar="FILE", help="Write one row per (instance, solver).")
 @click.option("--plot", "plot_file", metavar="FILE.png",
-              help="Draw time against size per family (needs matplotlib: pip install 'maxflow-dimacs[plot]').")
-def run(instances, solvers, baseline, externals, patterns, external_timeout, repeat, min_time, warmup, interleave,
-        suite_name, seed_count, list_suites, flow, detail, json_file, csv_file, plot_file):
+              help="Draw time against size per family (needs matplotlib: "
+                   "pip install 'maxflow-dimacs[plot]').")
+def run(instances, solvers, baseline, externals, patterns, external_timeout, repeat, min_time,
+        warmup, interleave, suite_name, seed_count, list_suites, flow, detail, json_file,
+        yes, csv_file, plot_file):
     """Time solvers on instances and print a table per family with speedups over the baseline.
 
     An INSTANCE is a DIMACS file, a quoted glob ('data/*.max'), a preset with optional seeds
@@ -115,36 +150,50 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     report_to_stderr = check_outputs({"--json": json_file, "--csv": csv_file,
                                       "--plot": plot_file})
     if plot_file:
-        report.require_matplotlib()
+        report.require_plot(plot_file)
     if suite_name is None and not instances:
         suite_name = DEFAULT_SUITE
     suite = SUITES.get(suite_name)
     if seed_count and not suite:
         raise ParameterError("--seeds needs --suite")
     from_suite = [instance for instance in suite.instances
-                  if not seed_count or instance.params.get("seed", 1) <= seed_count] if suite else []
+                  if not seed_count or instance.params.get("seed", 1) <= seed_count
+                  ] if suite else []
     chosen = unique([*from_suite, *parse_instances(instances)])
-    choices = choose_solvers(solvers or ",".join(default_solvers()), baseline, flow)
-    choices += parse_externals(externals, patterns, external_timeout, {*registered_solvers(), *(c.label for c in choices)})
+    if solvers is None:
+        solvers = ",".join(default_solvers())
+    choices = choose_solvers(solvers, baseline, flow)
+    choices += parse_externals(externals, patterns, external_timeout,
+                               {*registered_solvers(), *(c.label for c in choices)})
     env = results.environment()
 
-    console = Console(file=sys.stderr if report_to_stderr else sys.stdout)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task("compiling", total=len(chosen) * len(choices))
-        settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow, interleave=interleave)
-        outcome = run_benchmark(chosen, choices, settings,
-                                lambda text, done: progress.update(task, description=text, completed=done))
+    console = report.console_for(sys.stderr if report_to_stderr else sys.stdout)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow,
+                        interleave=interleave)
+    _announce(len(chosen), len(choices), settings, yes)
+    report.print_header(console, plan(choices, settings), len(chosen), suite, env)
+    try:
+        with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+            task = progress.add_task("compiling", total=len(chosen) * len(choices))
+            outcome = run_benchmark(chosen, choices, settings,
+                                    lambda text, done:
+                                    progress.update(task, description=text, completed=done))
+    except BenchInterrupted as interrupted:
+        # What finished is kept, marked incomplete; then the signal ends the command (exit 130).
+        finished = len(interrupted.run.instances)
+        if finished and (json_file or csv_file):
+            _write_results(interrupted.run, suite_name, env, json_file, csv_file)
+            Console(stderr=True).print(
+                f"{finished} of {len(chosen)} instances finished: written to "
+                f"{' and '.join(filter(None, (json_file, csv_file)))}, marked incomplete",
+                highlight=False)
+        raise
 
-    report.print_header(console, outcome, suite, env)
-    report.print_run(console, outcome, suite.published if suite else (), suite.published_note if suite else "",
-                     detail)
-    if json_file or csv_file:
-        doc = results.document(outcome, suite_name, env)
-        if json_file:
-            results.write_json(doc, json_file)
-        if csv_file:
-            results.write_csv(doc, csv_file)
+    report.print_run(console, outcome, suite.published if suite else (),
+                     suite.published_note if suite else "", detail)
+    _write_results(outcome, suite_name, env, json_file, csv_file)
     if plot_file:
         report.plot(outcome, plot_file)
     problems = outcome.problems
@@ -152,14 +201,50 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
         raise BenchFailed(f"{len(problems)} problem(s); the first: {problems[0]}")
 
 
+def _announce(instances: int, configurations: int, settings: Settings, yes: bool) -> None:
+    """Say how many cells a large run has and the least time they take (every cell measures for
+    --min-time at least); refuse more than CONFIRMED_CELLS without --yes."""
+    cells = instances * configurations
+    least = cells * settings.min_time
+    size = (f"{report.counted(cells, 'cell')} ({report.counted(instances, 'instance')} x "
+            f"{report.counted(configurations, 'configuration')}), each "
+            f"{settings.warmup} warm-up and >= {settings.repeat} runs over >= "
+            f"{settings.min_time:g} s: at least {_duration(least)}")
+    if cells > CONFIRMED_CELLS and not yes:
+        raise ParameterError(f"{size}; more than {CONFIRMED_CELLS:,} cells: add --yes to run it")
+    if cells >= ANNOUNCED_CELLS:
+        Console(stderr=True).print(f"maxflow bench: {size}", highlight=False)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _write_results(run: BenchRun, suite_name: str | None, env: dict, json_file: str | None,
+                   csv_file: str | None) -> None:
+    """The run's document to --json and --csv, where given."""
+    if json_file or csv_file:
+        doc = results.document(run, suite_name, env)
+        if json_file:
+            results.write_json(doc, json_file)
+        if csv_file:
+            results.write_csv(doc, csv_file)
+
+
 def _list_suites() -> None:
     """Each suite's rows: family, instance group, vertices, arcs, seeds."""
-    console = Console(file=sys.stdout)
+    console = report.console_for(sys.stdout)
     for suite in SUITES.values():
         table = Table(title=f"[bold]{suite.name}[/bold]: {suite.title}", title_justify="left")
         for name in ("family", "instance", "vertices", "arcs", "seeds"):
-            table.add_column(name, justify="right" if name in ("vertices", "arcs", "seeds") else "left")
-        for (family, group), members in itertools.groupby(suite.instances, lambda i: (i.family, i.group)):
+            table.add_column(
+                name, justify="right" if name in ("vertices", "arcs", "seeds") else "left")
+        groups = itertools.groupby(suite.instances, lambda i: (i.family, i.group))
+        for (family, group), members in groups:
             members = list(members)
             n, m, _ = FAMILIES[members[0].generator].size(**members[0].params)
             table.add_row(family, group, f"{n:,}", f"{m:,}", str(len(members)))
@@ -169,7 +254,7 @@ def _list_suites() -> None:
 @bench.command("compare", epilog=f"{NOISE_RULE}.")
 @click.argument("old", metavar="OLD.json")
 @click.argument("new", metavar="NEW.json")
-@click.option("--fail-if-slower", type=click.FloatRange(0), metavar="PCT",
+@click.option("--fail-if-slower", type=FiniteFloat(0), metavar="PCT",
               help="Exit 1 when a cell's median is more than PCT% slower in NEW, beyond noise.")
 def compare(old, new, fail_if_slower):
     """Per (instance, solver) cell in both files: the ratio of stage-1 medians, new/old.
@@ -177,16 +262,22 @@ def compare(old, new, fail_if_slower):
     Files are written by 'maxflow bench --json'.
     """
     before, after = results.load(old), results.load(new)
-    console = Console(file=sys.stdout)
+    console = report.console_for(sys.stdout)
     for label, doc in (("OLD", before), ("NEW", after)):
-        console.print(f"{label}: {doc.get('created', '?')}  {report.describe_environment(doc['environment'])}",
-                      highlight=False)
+        console.print(f"{label}: {doc.get('created', '?')}  "
+                      f"{report.describe_environment(doc['environment'])}", highlight=False)
     changes, only_old, only_new = results.compare(before, after)
+    if not changes:  # else an empty table and exit 0: a gate that can never fail
+        raise BenchFailed(f"no (instance, solver) cell has a median in both files "
+                          f"({len(only_old)} only in OLD, {len(only_new)} only in NEW): "
+                          "nothing to compare")
     report.print_changes(console, changes, only_old, only_new)
     if fail_if_slower is not None:
-        slower = [change for change in changes if not change.noise and change.ratio > 1 + fail_if_slower / 100]
+        slower = [change for change in changes
+                  if not change.noise and change.ratio > 1 + fail_if_slower / 100]
         if slower:
             worst = max(slower, key=lambda change: change.ratio)
-            raise BenchFailed(f"{len(slower)} cell(s) more than {fail_if_slower:g}% slower beyond noise; the worst: "
-                              f"{worst.instance} ({worst.solver}) x{worst.ratio:.2f}")
+            raise BenchFailed(f"{len(slower)} cell(s) more than {fail_if_slower:g}% slower "
+                              f"beyond noise; the worst: {worst.instance} ({worst.solver}) "
+                              f"x{worst.ratio:.2f}")
 

@@ -99,11 +99,13 @@ def _list_presets() -> None:
 
 
 @click.group("gen", cls=GenGroup, invoke_without_command=True)
-@click.option("--list-presets", is_flag=True, help="list the papers' instance sizes and exit")
+@click.option("--list-presets", is_flag=True,
+              help="list the papers' instance sizes and the quick suite's, and exit")
 @click.option(
     "--preset", "preset_name", metavar="NAME", help="make the preset NAME (see --list-presets)"
 )
-@click.option("--seed", type=int, help="seed for --preset")
+@click.option("--seed", type=int,
+              help="seed for --preset [default: 1, as for a preset in 'maxflow bench']")
 @click.option("-o", "--output", default="-", metavar="FILE", help=OUTPUT_HELP)
 @click.pass_context
 def gen(
@@ -125,9 +127,8 @@ def gen(
         _list_presets()
     elif preset_name is not None:
         chosen = preset(preset_name)
-        if seed is None:
-            raise ParameterError("--preset needs --seed")
-        _generate(FAMILIES[chosen.family], chosen.params | {"seed": seed}, {}, output)
+        _generate(FAMILIES[chosen.family], chosen.params | {"seed": 1 if seed is None else seed},
+                  {}, output)
     elif given:
         raise ParameterError("--seed and -o need --preset or a family")
     else:

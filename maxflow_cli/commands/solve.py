@@ -1,7 +1,6 @@
 """`maxflow solve FILE`: read a DIMACS max file, solve it, report the value, times and counters."""
 
 import json
-import math
 import sys
 import time
 
@@ -11,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from maxflow_cli.check import check_answer
+from maxflow_cli.commands import FiniteFloat
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.dimacs.writer import write_rows
 from maxflow_cli.errors import CheckFailed, InputError, MaxflowError
@@ -31,19 +31,6 @@ TIME_PHASES = ("read", "build", "compile", "stage1", "stage2", "check")
 
 _OUT_OF_MEMORY = ("out of memory while {0} the network ({1.n:,} vertices, {1.m:,} arcs): "
                   "the solver needs more than this machine has")
-
-
-class FiniteFloat(click.ParamType):
-    """A float option that refuses nan and infinities: a bounds check lets nan through, since
-    every comparison with it is false."""
-
-    name = "float"
-
-    def convert(self, value, param, ctx):
-        number = click.FLOAT.convert(value, param, ctx)
-        if not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number", param, ctx)
-        return number
 
 
 def _solver_parameter_options(command):
