@@ -59,3 +59,19 @@ def test_rejects_broken_conservation_and_capacity():
     res[graph.arc_of_input[0]] = -1
     certificate = check_answer(graph, dataclasses.replace(result, res=res))
     assert any("0 <= flow <= capacity" in p for p in certificate.problems)
+
+
+def test_rejects_a_deficit_that_inflates_the_flow_value():
+    """The failure gpu-bfs once had: a vertex that sent out more than it received (a deficit
+    left by violation cancellation) and a sink that received more than the maximum."""
+    graph, result = solved(want_flow=False)
+    res = result.res.copy()
+    arc = graph.arc_of_input[3]  # one more unit on 2->t than 2 receives
+    res[arc] -= 1
+    res[graph.rev[arc]] += 1
+    claimed = dataclasses.replace(result, res=res, flow_value=result.flow_value + 1)
+    certificate = check_answer(graph, claimed)
+    assert not certificate.ok
+    assert any("send out more than they receive" in p for p in certificate.problems)
+    assert any("cut's capacity 9 differs from the flow value 10" in p
+               for p in certificate.problems)
