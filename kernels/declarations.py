@@ -24,7 +24,7 @@ def source_constant(file: str, name: str) -> int:
     """The value of ``#define NAME value`` in kernels/<file>.cu: a constant the kernel needs
     at compile time (an unrolled loop's length), defined there alone."""
     text = (KERNEL_DIR / f"{file}.cu").read_text()
-    return int(re.search(rf"^#define {name} (\d+)$", text, re.MULTILINE).group(1))
+    return int(re.search(rf"^#define {name} (\d+)\b", text, re.MULTILINE).group(1))
 
 
 @dataclass(frozen=True)

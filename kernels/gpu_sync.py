@@ -16,12 +16,17 @@ import numpy as np
 
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels import gpu_sync_cpu, load
-from maxflow_cli.kernels.declarations import GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS, Kernel
+from maxflow_cli.kernels.declarations import (
+    GPU_SYNC_RELABEL,
+    GPU_SYNC_ROUNDS,
+    Kernel,
+    source_constant,
+)
 from maxflow_cli.kernels.devices import GpuMemory
+from maxflow_cli.limits import INT32_MAX
 
-BLOCK = 512  # as in gpu_sync.cu
-MIN_BLOCKS = 2  # blocks resident per multiprocessor (gpu_sync.cu's __launch_bounds__)
-INT32_MAX = 2**31 - 1
+BLOCK = source_constant("gpu_sync", "BLOCK")
+MIN_BLOCKS = source_constant("gpu_sync", "MIN_BLOCKS")  # resident per multiprocessor
 
 
 def residual_type(graph) -> type:

@@ -11,11 +11,16 @@ import numpy as np
 from numba import prange
 
 from maxflow_cli.atomics import atomic_add, atomic_cas, atomic_load
+from maxflow_cli.kernels.declarations import source_constant
+from maxflow_cli.pushrelabel.relabel import reverse_bfs
 
-WORK, PUSHES, RELABELS, ROUND, BFS_LEVELS, ACTIVE, STOP = range(7)
-COUNTS = 8  # 3 rotating list counts
-STATS_SLOTS = 40  # ARRIVED (16) and GENERATION (32) on cache lines of their own
-MAX_STEPS = 64  # push or relabel steps per vertex per round, as in the kernel
+# The slots of the kernels' stats, and the steps a vertex takes in a round, as gpu_sync.cu
+# defines them.
+WORK, PUSHES, RELABELS, ROUND, BFS_LEVELS, ACTIVE, STOP, COUNTS = (
+    source_constant("gpu_sync", name) for name in
+    ("WORK", "PUSHES", "RELABELS", "ROUND", "BFS_LEVELS", "ACTIVE", "STOP", "COUNTS"))
+STATS_SLOTS = source_constant("gpu_sync", "GENERATION") + 8  # up to its own cache line
+MAX_STEPS = source_constant("gpu_sync", "MAX_STEPS")
 
 
 @numba.njit(cache=True)
@@ -24,26 +29,11 @@ def global_relabel_kernel(n, source, sink, width, first, head, rev, res, excess,
     """Twin of global_relabel_kernel: exact distances to the sink over residual arcs (n out of
     reach; the source keeps n), then the active list of round stats[ROUND]. (`width`, the
     kernel's lanes per vertex, has no meaning here.)"""
-    label[:] = n
-    label[sink] = 0
-    queue = list0
-    queue[0] = sink
-    tail = 1
-    position = 0
-    levels = 0
-    level_end = 1
-    while position < tail:
-        u = queue[position]
-        position += 1
-        for a in range(first[u], first[u + 1]):
-            w = head[a]
-            if w != source and label[w] == n and res[rev[a]] > 0:
-                label[w] = label[u] + 1
-                queue[tail] = w
-                tail += 1
-        if position == level_end:
-            levels += 1
-            level_end = tail
+    # the source never gets flow back here (no vertex below n pushes to it): no path goes
+    # through it, and the plain reverse BFS gives the kernel's labels
+    reached = reverse_bfs(first, head, rev, res, sink, label, list0)
+    levels = label[list0[reached - 1]] + 1
+    label[source] = n
     round_ = stats[ROUND]
     active = list1 if round_ % 2 else list0
     count = 0
@@ -75,9 +65,9 @@ def _enqueue(v, round_, queued, next_list, stats, slot):
 @numba.njit(cache=True)
 def discharge(u, round_, n, source, sink, beta, first, head, rev, res, excess, label, queued,
               next_list, stats, slot):
-    """Twin of discharge_alone: up to MAX_STEPS steps, each finding the lowest residual
-    neighbour, then pushing along every arc at that label, or relabeling. Returns (work,
-    pushes, relabels)."""
+    """Twin of the kernel's discharge, by one thread: up to MAX_STEPS steps, each finding
+    the lowest residual neighbour, then pushing along every arc at that label, or
+    relabeling. Returns (work, pushes, relabels)."""
     begin, end = first[u], first[u + 1]
     h = label[u]
     e = atomic_load(excess, u)

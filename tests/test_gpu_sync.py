@@ -18,8 +18,7 @@ DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 def _open(kind, graph):
     if kind == "gpu" and kernels.gpu_unavailable():
         pytest.skip(kernels.gpu_unavailable())
-    res, excess, _, _ = initialize_preflow(graph)
-    res = res.astype(residual_type(graph))
+    res, excess, _, _ = initialize_preflow(graph, res_type=residual_type(graph))
     return open_sync_device(kind, graph, res, excess), res, excess
 
 

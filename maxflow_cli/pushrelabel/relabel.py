@@ -102,12 +102,13 @@ def lift_bucket(first_inactive, b_next, label, level):
     return lifted
 
 
-def initialize_preflow(graph, allocate=np.empty):
+def initialize_preflow(graph, allocate=np.empty, res_type=np.int64):
     """He & Hong 2010, Program 2 (Hong's INIT, Alvino 2015 Algorithm 1 lines 1-16; Gutiérrez
     Mota 2012, alg. 4.2): residuals = capacities, labels 0 but the source's n, source arcs
     saturated. The arrays come from `allocate(length, dtype)` (np.empty, or a device's
-    page-locked ``host_array``). Returns (res, excess, label, ExcessTotal)."""
-    res = allocate(graph.cap.shape[0], np.int64)
+    page-locked ``host_array``); the residuals are `res_type`s (int32 where they fit).
+    Returns (res, excess, label, ExcessTotal)."""
+    res = allocate(graph.cap.shape[0], res_type)
     res[:] = graph.cap
     excess = allocate(graph.n, np.int64)
     excess[:] = 0

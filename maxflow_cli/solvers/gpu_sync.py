@@ -20,7 +20,7 @@ import numpy as np
 from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.gpu_sync import open_sync_device, residual_type
 from maxflow_cli.pushrelabel.highest_label import timed_stage_two
-from maxflow_cli.pushrelabel.relabel import saturate_source_arcs
+from maxflow_cli.pushrelabel.relabel import initialize_preflow
 from maxflow_cli.registry import Parameter, SolveOptions, register_with_kernels
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
@@ -33,9 +33,7 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     active vertex."""
     params = options.params
     started = time.perf_counter()
-    res = graph.cap.astype(residual_type(graph))  # He & Hong's Program 2, in the device's width
-    excess = np.zeros(graph.n, np.int64)
-    saturate_source_arcs(graph.first, graph.head, graph.rev, res, excess, graph.source)
+    res, excess, _, _ = initialize_preflow(graph, res_type=residual_type(graph))
     frequency = params["global_update_frequency"]
     budget = int((params["alpha"] * graph.n + graph.m) / frequency) if frequency > 0 \
         else 2**62
