@@ -9,6 +9,7 @@ the state too, so a copy the host algorithm forgets shows on the CPU as it would
 Kernels are launched by their declaration (declarations.py), arguments passed by name.
 """
 
+import functools
 import importlib
 import time
 from abc import ABC, abstractmethod
@@ -178,6 +179,13 @@ class Device(ABC):
         return counter_values(self._counts(), self.launches)
 
 
+@functools.cache
+def numba_twin(file: str, name: str):
+    """The Numba twin of kernel `name` of kernels/<file>.cu (in kernels/<file>_cpu.py), looked
+    up once rather than at every launch."""
+    return getattr(importlib.import_module(f"maxflow_cli.kernels.{file}_cpu"), name)
+
+
 class TwinDevice(Device):
     """The kernels' Numba twins, launched on the CPU on arrays of their own."""
 
@@ -209,8 +217,7 @@ class TwinDevice(Device):
         self.seconds["transfer"] += time.perf_counter() - started
 
     def _launch(self, kernel: Kernel, args: list, vertices: int) -> None:
-        twin = getattr(importlib.import_module(f"maxflow_cli.kernels.{kernel.file}_cpu"),
-                       kernel.name)
+        twin = numba_twin(kernel.file, kernel.name)
         started = time.perf_counter()
         twin(*args)
         self.seconds["kernels"] += time.perf_counter() - started

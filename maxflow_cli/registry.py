@@ -26,6 +26,11 @@ from maxflow_cli.residual import ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
 
 
+def flag_of(name: str) -> str:
+    """The command-line flag of a parameter's python name: "--global-update-frequency"."""
+    return "--" + name.replace("_", "-")
+
+
 @dataclass(frozen=True)
 class Parameter:
     """A tuning value a solver takes, exposed on the command line as ``--name``."""
@@ -39,7 +44,7 @@ class Parameter:
 
     @property
     def flag(self) -> str:
-        return "--" + self.name.replace("_", "-")
+        return flag_of(self.name)
 
     def check(self, value) -> None:
         """ParameterError unless minimum <= value <= maximum, and a float is finite (every
@@ -79,8 +84,7 @@ class SolverSpec:
         known = {p.name: p for p in self.parameters}
         for name, value in options.params.items():
             if name not in known:
-                flag = "--" + name.replace("_", "-")
-                raise ParameterError(f"{flag} does not apply to solver '{self.name}'")
+                raise ParameterError(f"{flag_of(name)} does not apply to solver '{self.name}'")
             known[name].check(value)
         device = options.device or (self.default_device() if self.default_device
                                     else self.devices[0])

@@ -156,7 +156,6 @@ class HandOver(DevicePreflow):
         self.cancelled += cancelled
         if cancelled:
             self.device_current = False
-        self.unfinished(self.active)
 
     def record(self, device: str, active_before: int, threshold: float, operations: int,
                seconds: float, **extra) -> None:

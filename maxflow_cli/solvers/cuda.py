@@ -42,7 +42,8 @@ def solve_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
         relabel_seconds = 0.0
         cancelled_arcs = 0
         trace = []
-        while state.unfinished():
+        active = None  # known after the first global relabel
+        while state.unfinished(active, "cuda"):
             device.to_device("label", label)
             device.push_relabel(params["kernel_cycles"])
             for name, host in (("res", res), ("label", label), ("excess", excess)):
@@ -53,7 +54,6 @@ def solve_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
                 graph.sink, marked, order)
             relabel_seconds += time.perf_counter() - relabel_started
             state.excess_total -= stranded
-            state.unfinished(active, "cuda")
             if cancelled:
                 device.to_device("res", res)
                 device.to_device("excess", excess)

@@ -60,7 +60,7 @@ def solve_hybrid(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
         round_bytes = 2 * state.label.nbytes + state.excess.nbytes + state.res.nbytes
         graph_seconds = device.seconds["transfer"]  # the graph's own copy, not a round's
         rate = {}  # operations per second of each engine's latest round
-        while state.unfinished():
+        while state.unfinished(state.active, "hybrid"):
             active = state.active
             round_started = time.perf_counter()
             transfer_before = device.seconds["transfer"]

@@ -161,7 +161,7 @@ def solve_openmp_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResul
         work, where = sorted_by_head_label(graph, space, params["threads"])
         with HandOver(work, options, parallel_gap=True, space=space) as state:
             threshold = params["active_threshold"]
-            while state.unfinished():
+            while state.unfinished(state.active, "openmp-cuda"):
                 active = state.active
                 round_started = time.perf_counter()
                 launches = state.device.launches
