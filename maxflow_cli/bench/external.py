@@ -83,9 +83,6 @@ class External:
         """The same program on every instance (suites set parameters of our solvers only)."""
         return self
 
-    def prepare(self) -> None:
-        """Nothing to compile; the program was found when the option was parsed."""
-
     def describe(self) -> dict:
         return {"kind": self.kind, "command": self.command,
                 "pattern": self.pattern.pattern if self.pattern else None, "timeout": self.timeout}
