@@ -3,9 +3,10 @@
     python scripts/compare_hipr.py ./hi_pr genrmf.max wrlg.max [--runs 5]
 
 The binary (Goldberg & Cherkassky's hi_pr 3.x, built e.g. with ``gcc -O3 -DNDEBUG``; not part
-of this repository) is run as ``hi_pr < instance``; its ``flow:`` and ``cut tm:`` lines are
-read, and its ``pushes:``/``relabels:``/``updates:``/``gaps:`` lines when it prints them
-(-DPRINT_STAT). hi_pr's ``cut tm`` is the user CPU time (getrusage) of its init() and stage 1,
+of this repository) is run as ``hi_pr < instance`` (a compressed instance decompressed first)
+and read as ``maxflow bench --external`` reads it: its ``flow:`` and ``cut tm:`` lines, and
+its ``pushes:``/``relabels:``/``updates:``/``gaps:`` lines when it prints them (-DPRINT_STAT).
+hi_pr's ``cut tm`` is the user CPU time (getrusage) of its init() and stage 1,
 printed with two decimals (sub-second times are coarse); ours is timed the same way: the user
 CPU time of a stage-1-only solve (residuals copied, source arcs saturated, stage 1), not the
 wall-clock ``stage1`` of ``maxflow solve``. CPU times suffer less than wall times from other
@@ -18,36 +19,30 @@ Note that hi_pr's push count includes the initial saturation of the source arcs;
 
 import argparse
 import os
-import re
 import resource
 import statistics
-import subprocess
 
+from maxflow_cli.bench.external import DimacsInput, External, ExternalRun, RunFailed
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
 from maxflow_cli.result import SolveResult
 from maxflow_cli.solvers.hipr import solve_hipr
 
-HIPR_FIELDS = {"flow": "flow", "cut tm": "time", "pushes": "pushes", "relabels": "relabels",
-               "updates": "global_updates", "gaps": "gaps"}
 COUNTERS = ("pushes", "relabels", "global_updates", "gaps")
+HIPR_COUNTERS = {"global_updates": "updates"}  # our counter -> hi_pr's name, where they differ
 
 
-def run_hipr(binary: str, path: str) -> dict:
-    """One run of the binary on `path`: its flow, cut time and counters (last value printed)."""
-    with open(path, "rb") as stream:
-        done = subprocess.run([binary], stdin=stream, capture_output=True, text=True,
-                              check=True)
-    out = done.stdout + done.stderr
-    found = {}
-    for label, key in HIPR_FIELDS.items():
-        values = re.findall(rf"^c?\s*{label}:\s*([0-9.]+)", out, re.MULTILINE)
-        if values:
-            found[key] = float(values[-1])
-    if "flow" not in found or "time" not in found:
-        raise SystemExit(f"{binary} printed no 'flow:' / 'cut tm:' line for {path}:\n{out}")
-    return found
+def run_hipr(hipr: External, dimacs: DimacsInput) -> ExternalRun:
+    """One run of the binary, read as ``maxflow bench --external`` reads it: its flow value,
+    its ``cut tm`` (times["stage1"]) and its counters."""
+    try:
+        run = hipr.run(None, dimacs)
+    except RunFailed as error:
+        raise SystemExit(f"{hipr.command} on {dimacs.path()}: {error}") from None
+    if "stage1" not in run.times:
+        raise SystemExit(f"{hipr.command} printed no 'cut tm:' line for {dimacs.path()}")
+    return run
 
 
 def run_ours(graph, options) -> tuple[float, SolveResult]:
@@ -58,20 +53,26 @@ def run_ours(graph, options) -> tuple[float, SolveResult]:
 
 
 def compare(binary: str, path: str, runs: int) -> dict:
-    graph = build_residual(read_network(path)[0])
+    network = read_network(path)[0]
+    graph = build_residual(network)
     options = get_solver("hipr").resolve(SolveOptions())
-    run_hipr(binary, path)  # warm-up (page cache)
-    solve_hipr(graph, options)  # warm-up (Numba compilation)
-    theirs, ours = [], []
-    for _ in range(runs):
-        theirs.append(run_hipr(binary, path))
-        ours.append(run_ours(graph, options))
+    hipr = External("hi_pr", binary, (binary,))
+    dimacs = DimacsInput(path, network)
+    try:
+        run_hipr(hipr, dimacs)  # warm-up (page cache)
+        solve_hipr(graph, options)  # warm-up (Numba compilation)
+        theirs, ours = [], []
+        for _ in range(runs):
+            theirs.append(run_hipr(hipr, dimacs))
+            ours.append(run_ours(graph, options))
+    finally:
+        dimacs.close()
     return {
         "instance": os.path.basename(path), "n": graph.n, "m": graph.m,
-        "flow_hipr": int(theirs[-1]["flow"]), "flow_ours": ours[-1][1].flow_value,
-        "hipr": statistics.median(r["time"] for r in theirs),
+        "flow_hipr": theirs[-1].flow_value, "flow_ours": ours[-1][1].flow_value,
+        "hipr": statistics.median(r.times["stage1"] for r in theirs),
         "ours": statistics.median(seconds for seconds, _ in ours),
-        "counters_hipr": [int(theirs[-1][c]) if c in theirs[-1] else None for c in COUNTERS],
+        "counters_hipr": [theirs[-1].counters.get(HIPR_COUNTERS.get(c, c)) for c in COUNTERS],
         "counters_ours": [ours[-1][1].counters[c] for c in COUNTERS],
     }
 

@@ -63,12 +63,12 @@ def carrying_flow(graph, seed=5):
     return res
 
 
-def bfs_speedups(graph_named) -> list[dict]:
+def bfs_speedups() -> list[dict]:
     """Alvino's Algorithm 13 BFS and He & Hong's whole Program 4 (violation cancellation, BFS,
     stranded excess; what the solvers call), sequential against all threads."""
     rows = []
     for name in ("washington-rlg-wide-1024", "genrmf-wide-64"):
-        g = graph_named(name)
+        g = graph_of(name)
         space = Workspace(g)
         label, order = np.empty(g.n, np.int32), np.empty(g.n, np.int32)
         excess = np.random.default_rng(1).integers(0, 3, g.n).astype(np.int64)
@@ -103,7 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args()
-    rows = bfs_speedups(graph_of)
+    rows = bfs_speedups()
     if args.json:
         with open(args.json, "w") as stream:
             json.dump({"threads": ALL, "bfs": rows}, stream, indent=1)

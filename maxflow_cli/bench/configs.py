@@ -71,12 +71,12 @@ def _start(item: str, where: str) -> tuple[SolverSpec, str | None, str]:
 
 def parse_configurations(text: str, option: str = "--solvers") -> list[Configuration]:
     """Every configuration of a comma-separated list (see the module docstring)."""
+    where = f"{option} {text!r}"
     if not text.strip():
-        raise ParameterError(f"{option} {text!r}: names no solver configuration")
+        raise ParameterError(f"{where}: names no solver configuration")
     configurations: list[Configuration] = []
     takes_more = False  # whether the last configuration had a ':' (so KEY=VALUE items add to it)
     for item in (part.strip() for part in text.split(",")):
-        where = f"{option} {text!r}"
         if not item:
             raise ParameterError(f"{where}: an empty item (two commas, or one at an end)")
         if "=" in item and ":" not in item.partition("=")[0]:

@@ -68,25 +68,20 @@ def _pairs(texts, option: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class External:
-    """An external program as benchmarked under ``label``."""
+    """An external program as benchmarked under ``label``; ``argv`` is ``command`` split once,
+    when the option is parsed, not in every timed run."""
 
     label: str
     command: str
+    argv: tuple[str, ...]
     pattern: re.Pattern | None = None
     timeout: float = DEFAULT_TIMEOUT
     kind = "external"
     device = None
 
-    @property
-    def argv(self) -> list[str]:
-        return shlex.split(self.command)
-
     def bound(self, instance) -> "External":
         """The same program on every instance (suites set parameters of our solvers only)."""
         return self
-
-    def prepare(self) -> None:
-        """Nothing to compile; the program was found when the option was parsed."""
 
     def describe(self) -> dict:
         return {"kind": self.kind, "command": self.command,
@@ -184,7 +179,7 @@ def parse_externals(commands, patterns, timeout: float, taken) -> list[External]
             except re.error as error:
                 raise ParameterError(f"--external-pattern {name}=...: not a regular expression: "
                                      f"{error}") from None
-        externals.append(External(name, command, pattern, timeout))
+        externals.append(External(name, command, tuple(argv), pattern, timeout))
     unknown = sorted(set(regexes) - set(programs))
     if unknown:
         raise ParameterError(f"--external-pattern {unknown[0]}=...: "
