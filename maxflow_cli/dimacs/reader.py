@@ -293,12 +293,12 @@ SHOWN_TOKEN = 40
 """Characters of a bad token an error message quotes; the rest is counted, not printed."""
 
 
-def _raw_chunks(path: str, name: str) -> Iterator[bytes]:
-    """The input's bytes as they are stored, a chunk at a time; '-' reads stdin."""
+def _raw_chunks(path: str, name: str, size: int = READ_CHUNK) -> Iterator[bytes]:
+    """The input's bytes as they are stored, `size` bytes at a time; '-' reads stdin."""
     try:
         stream = sys.stdin.buffer if path == "-" else open(path, "rb")
         with contextlib.nullcontext(stream) if path == "-" else stream:
-            while chunk := stream.read(READ_CHUNK):
+            while chunk := stream.read(size):
                 yield chunk
     except OSError as error:
         raise InputError(name, None, f"cannot read: {error.strerror}") from None
@@ -329,8 +329,9 @@ def _chunks(path: str, name: str) -> Iterator[bytes]:
 
 
 def is_compressed(path: str) -> bool:
-    """Whether the file starts with the magic number of gzip, bzip2 or xz."""
-    head = next(_raw_chunks(path, path), b"")
+    """Whether the file starts with the magic number of gzip, bzip2 or xz (only those bytes
+    are read)."""
+    head = next(_raw_chunks(path, path, max(map(len, _DECOMPRESSORS))), b"")
     return any(head.startswith(magic) for magic in _DECOMPRESSORS)
 
 
