@@ -340,6 +340,11 @@ def text_chunks(path: str) -> Iterator[bytes]:
     return _chunks(path, path)
 
 
+def input_name(path: str) -> str:
+    """How messages name an input: its path, or '<stdin>' for '-'."""
+    return "<stdin>" if path == "-" else path
+
+
 def read_network(path: str, lenient: bool = False) -> tuple[Network, list[str]]:
     """Read a DIMACS max file (see the module docstring); return the network and warnings.
 
@@ -348,7 +353,7 @@ def read_network(path: str, lenient: bool = False) -> tuple[Network, list[str]]:
     read. With ``lenient``, a number of `a` lines different from the `p` line's M is a
     warning. Raises InputError naming the file, the line and what was expected.
     """
-    name = "<stdin>" if path == "-" else path
+    name = input_name(path)
     chunks = _chunks(path, name)
     parts = []
     for chunk in chunks:
