@@ -421,14 +421,11 @@ def parse_network(data: bytes | bytearray, name: str = "<input>", lenient: bool 
         warnings.insert(0, f"{name}:{info[I_SEED_LINE]}: skipped the 's' (seed) line "
                            "written by the original acyclic-dense generator")
     arcs = int(info[I_ARCS])
-    network = Network(
-        n=int(info[I_N]),
-        source=int(info[I_SOURCE]),
-        sink=int(info[I_SINK]),
-        tails=tails[:arcs].copy() if arcs < tails.shape[0] else tails,
-        heads=heads[:arcs].copy() if arcs < heads.shape[0] else heads,
-        caps=caps[:arcs].copy() if arcs < caps.shape[0] else caps,
-    )
+    # Arrays allocated for more arcs than were read are cut to size (a copy frees the rest).
+    tails, heads, caps = (column[:arcs].copy() if arcs < column.shape[0] else column
+                          for column in (tails, heads, caps))
+    network = Network(n=int(info[I_N]), source=int(info[I_SOURCE]), sink=int(info[I_SINK]),
+                      tails=tails, heads=heads, caps=caps)
     return network, warnings
 
 
