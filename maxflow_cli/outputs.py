@@ -98,10 +98,10 @@ def check_outputs(options: dict, inputs: Iterable[str] = ()) -> bool:
     for source in inputs:
         if source == "-" or _status(source) is None:
             continue
-        for option, path in given.items():
-            if _identity(path) == _identity(source):
-                raise ParameterError(f"{option} {path} is the input file {source}: writing it "
-                                     "would destroy the input")
+        option = seen.get(_identity(source))
+        if option is not None:
+            raise ParameterError(f"{option} {given[option]} is the input file {source}: writing "
+                                 "it would destroy the input")
     return "stdout" in seen
 
 

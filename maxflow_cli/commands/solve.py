@@ -11,7 +11,7 @@ from rich.table import Table
 
 from maxflow_cli.check import check_answer
 from maxflow_cli.commands import FiniteFloat
-from maxflow_cli.dimacs.reader import read_network
+from maxflow_cli.dimacs.reader import input_name, read_network
 from maxflow_cli.dimacs.writer import write_rows
 from maxflow_cli.errors import CheckFailed, InputError, MaxflowError
 from maxflow_cli.jit import compile_notice, compile_shared
@@ -80,7 +80,7 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     for warning in warnings:
         click.echo(f"maxflow: warning: {warning}", err=True)
 
-    name = "<stdin>" if file == "-" else file
+    name = input_name(file)
     started = time.perf_counter()
     try:
         graph = build_residual(network)

@@ -293,12 +293,12 @@ SHOWN_TOKEN = 40
 """Characters of a bad token an error message quotes; the rest is counted, not printed."""
 
 
-def _raw_chunks(path: str, name: str) -> Iterator[bytes]:
-    """The input's bytes as they are stored, a chunk at a time; '-' reads stdin."""
+def _raw_chunks(path: str, name: str, size: int = READ_CHUNK) -> Iterator[bytes]:
+    """The input's bytes as they are stored, `size` bytes at a time; '-' reads stdin."""
     try:
         stream = sys.stdin.buffer if path == "-" else open(path, "rb")
         with contextlib.nullcontext(stream) if path == "-" else stream:
-            while chunk := stream.read(READ_CHUNK):
+            while chunk := stream.read(size):
                 yield chunk
     except OSError as error:
         raise InputError(name, None, f"cannot read: {error.strerror}") from None
@@ -329,14 +329,20 @@ def _chunks(path: str, name: str) -> Iterator[bytes]:
 
 
 def is_compressed(path: str) -> bool:
-    """Whether the file starts with the magic number of gzip, bzip2 or xz."""
-    head = next(_raw_chunks(path, path), b"")
+    """Whether the file starts with the magic number of gzip, bzip2 or xz (only those bytes
+    are read)."""
+    head = next(_raw_chunks(path, path, max(map(len, _DECOMPRESSORS))), b"")
     return any(head.startswith(magic) for magic in _DECOMPRESSORS)
 
 
 def text_chunks(path: str) -> Iterator[bytes]:
     """The file's text a chunk at a time, decompressed where it is compressed."""
     return _chunks(path, path)
+
+
+def input_name(path: str) -> str:
+    """How messages name an input: its path, or '<stdin>' for '-'."""
+    return "<stdin>" if path == "-" else path
 
 
 def read_network(path: str, lenient: bool = False) -> tuple[Network, list[str]]:
@@ -347,7 +353,7 @@ def read_network(path: str, lenient: bool = False) -> tuple[Network, list[str]]:
     read. With ``lenient``, a number of `a` lines different from the `p` line's M is a
     warning. Raises InputError naming the file, the line and what was expected.
     """
-    name = "<stdin>" if path == "-" else path
+    name = input_name(path)
     chunks = _chunks(path, name)
     parts = []
     for chunk in chunks:
@@ -415,14 +421,11 @@ def parse_network(data: bytes | bytearray, name: str = "<input>", lenient: bool 
         warnings.insert(0, f"{name}:{info[I_SEED_LINE]}: skipped the 's' (seed) line "
                            "written by the original acyclic-dense generator")
     arcs = int(info[I_ARCS])
-    network = Network(
-        n=int(info[I_N]),
-        source=int(info[I_SOURCE]),
-        sink=int(info[I_SINK]),
-        tails=tails[:arcs].copy() if arcs < tails.shape[0] else tails,
-        heads=heads[:arcs].copy() if arcs < heads.shape[0] else heads,
-        caps=caps[:arcs].copy() if arcs < caps.shape[0] else caps,
-    )
+    # Arrays allocated for more arcs than were read are cut to size (a copy frees the rest).
+    tails, heads, caps = (column[:arcs].copy() if arcs < column.shape[0] else column
+                          for column in (tails, heads, caps))
+    network = Network(n=int(info[I_N]), source=int(info[I_SOURCE]), sink=int(info[I_SINK]),
+                      tails=tails, heads=heads, caps=caps)
     return network, warnings
 
 
