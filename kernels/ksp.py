@@ -20,9 +20,11 @@ TWIN_SCRATCH_BYTES = 256 * 2**20
 
 
 def groups_for(share: float) -> int:
-    """Candidates a block builds at once when each takes at least `share` of its BLOCK
-    threads (Reis et al., Algorithm 6's minimum share per candidate)."""
-    return BLOCK // math.ceil(share * BLOCK)
+    """Candidates a block builds at once when each takes at least `share` of its threads
+    (Reis et al., Algorithm 6's minimum share per candidate): 1 / share, rounded down within
+    1 % (Table 1's 0.3333 means a third), at most BLOCK. Each group has BLOCK // groups
+    threads."""
+    return max(1, min(BLOCK, math.floor(1 / share + 0.01)))
 
 
 def _scratch(n: int, m: int, k: int, groups: int) -> dict[str, tuple[int, type]]:

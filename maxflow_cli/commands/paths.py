@@ -17,8 +17,8 @@ from maxflow_cli.paths.search import ALGORITHMS, all_pairs, rank_paths, warm_up
 
 @click.command()
 @click.argument("graph", metavar="GRAPH", required=False)
-@click.option("--k", "k", type=click.IntRange(min=1), default=10, show_default=True,
-              help="Paths per pair (Reis et al.'s Table 1 uses 100).")
+@click.option("--k", "k", type=click.IntRange(min=1), default=None,
+              help="Paths per pair [default: 10; 100 with --bench, as Reis et al.'s Table 1].")
 @click.option("--source", metavar="V", help="Source vertex: a 1-based id, or an SNDlib node name.")
 @click.option("--target", metavar="V", help="Target vertex; without --source and --target, every "
                                             "ordered pair.")
@@ -34,7 +34,7 @@ from maxflow_cli.paths.search import ALGORITHMS, all_pairs, rank_paths, warm_up
 @click.option("--bench", "bench", is_flag=True,
               help="Reproduce Table 1 (K shortest paths of every ordered pair, each network of "
                    "the table or GRAPH alone) beside the published times.")
-@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True,
+@click.option("--repeat", type=click.IntRange(min=1), default=5, show_default=True,
               help="With --bench: timed runs per cell (after a warm-up); the median is shown.")
 def paths(graph, k, source, target, algorithm, device, share, as_json, bench, repeat):
     """K shortest loopless paths in GRAPH: a DIMACS shortest-path file ('p sp N M', 'a U V W';
@@ -43,8 +43,9 @@ def paths(graph, k, source, target, algorithm, device, share, as_json, bench, re
     if bench:
         from maxflow_cli.paths.table1 import run_table1
 
-        run_table1([graph] if graph else None, k if k != 10 else 100, repeat, as_json)
+        run_table1([graph] if graph else None, k or 100, repeat, as_json)
         return
+    k = k or 10
     if graph is None:
         raise click.UsageError("Missing argument 'GRAPH'.")
     if (source is None) != (target is None):
