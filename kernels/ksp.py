@@ -114,14 +114,6 @@ class KspGpuDevice(GpuMemory, KspDevice):
                            for name, (length, kind) in self.layout.items()}
         self.ends = (self._allocate(4 * self.batch), self._allocate(4 * self.batch))
 
-    def _timed(self, kind: str, operation, *args) -> None:
-        start, stop = self.events
-        start.record()
-        operation(*args)
-        stop.record()
-        stop.synchronize()
-        self.seconds[kind] += stop.time_since(start) / 1000
-
     def _run(self, sources, targets) -> dict[str, np.ndarray]:
         cuda, pairs = self.cuda, sources.shape[0]
         self._timed("transfer", cuda.memcpy_htod, self.ends[0], sources)
