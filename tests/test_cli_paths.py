@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from maxflow_cli.cli import main
+from maxflow_cli.kernels import gpu_unavailable
 
 TINY = "c two ways, one of them through a zero-length arc\np sp 4 5\n" \
        "a 1 2 1\na 1 3 2\na 2 4 1\na 3 4 1\na 2 3 0\n"
@@ -62,3 +63,9 @@ def test_bad_input_is_one_line_and_exit_code_2(args, text, message):
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.skipif(gpu_unavailable() is None, reason="a GPU is here: --device gpu runs")
+def test_the_gpu_without_one_is_one_line_and_exit_code_2():
+    result = run("-", "--device", "gpu", input=TINY)
+    assert result.exit_code == 2 and "--device gpu: " in result.output, result.output
