@@ -10,9 +10,11 @@ import time
 
 import numpy as np
 
+from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels import ksp_cpu, load
 from maxflow_cli.kernels.declarations import KSP_MPS, KSP_YEN, source_constant
 from maxflow_cli.kernels.devices import GpuMemory
+from maxflow_cli.memory import human_bytes
 
 BLOCK = source_constant("ksp", "BLOCK")
 GPU_SCRATCH_BYTES = 4 * 2**30
@@ -50,8 +52,15 @@ class KspDevice:
         self.kernel = KSP_MPS if algorithm == "mps" else KSP_YEN
         self.groups = groups_for(share)
         self.layout = _scratch(graph.n, graph.m, k, self.groups)
-        per_pair = sum(length * np.dtype(kind).itemsize for length, kind in self.layout.values())
-        self.batch = max(1, scratch_bytes // per_pair)
+        self.pair_bytes = per_pair = sum(length * np.dtype(kind).itemsize
+                                         for length, kind in self.layout.values())
+        if per_pair > scratch_bytes:
+            raise ParameterError(
+                f"{algorithm} keeps up to {ksp_cpu.pool_size(graph.n, k):,} candidate paths of up "
+                f"to {graph.n:,} vertices per pair ({human_bytes(per_pair)}), more than the "
+                f"{human_bytes(scratch_bytes)} it may use: use a smaller --k, or "
+                "--algorithm yen --device cpu")
+        self.batch = scratch_bytes // per_pair
         self.seconds = {"kernels": 0.0, "transfer": 0.0}
         self.arguments = {"n": graph.n, "k": k, "groups": self.groups}
 
@@ -99,8 +108,7 @@ class KspGpuDevice(GpuMemory, KspDevice):
 
     def __init__(self, graph, k: int, algorithm: str, share: float):
         KspDevice.__init__(self, graph, k, algorithm, share, GPU_SCRATCH_BYTES)
-        self._open_on_gpu(self._open, self.batch * sum(
-            length * np.dtype(kind).itemsize for length, kind in self.layout.values()))
+        self._open_on_gpu(self._open, self.batch * self.pair_bytes)
 
     def _open(self) -> None:
         cuda, graph = self.cuda, self.graph
