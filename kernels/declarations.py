@@ -16,7 +16,10 @@ KERNEL_DIR = Path(__file__).resolve().parent
 # other one is a C int.
 POINTERS = frozenset({"first", "head", "rev", "res", "excess", "label", "counts", "cancelled",
                       "active_seen", "active_count", "changed", "queued", "list0", "list1",
-                      "stats"})
+                      "stats", "tail", "length", "sources", "targets", "dist", "tree", "order",
+                      "pool_path", "pool_len", "pool_key", "pool_dev", "pool_state", "found",
+                      "group_dist", "group_mark", "out_path", "out_len", "out_key",
+                      "out_count"})
 INT64 = frozenset({"budget"})
 
 
@@ -70,5 +73,12 @@ GPU_SYNC_ROUNDS = Kernel("gpu_sync", "rounds_kernel",
                          ("n", "source", "sink", "width", "beta", "budget", "max_rounds",
                           *_SYNC_STATE), persistent=True)
 
+_KSP = ("n", "k", "pairs", "groups", "first", "tail", "head", "length", "sources", "targets",
+        "dist", "tree", "order", "pool_path", "pool_len", "pool_key", "pool_dev", "pool_state",
+        "found", "group_dist", "group_mark", "out_path", "out_len", "out_key", "out_count")
+
+KSP_MPS = Kernel("ksp", "mps_kernel", _KSP)
+KSP_YEN = Kernel("ksp", "yen_kernel", _KSP)
+
 KERNELS = (PUSH_RELABEL, SINGLE_LOOP, CANCEL_VIOLATIONS, RESET_LABELS, BFS_LEVEL,
-           GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS)
+           GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS, KSP_MPS, KSP_YEN)

@@ -281,6 +281,16 @@ class GpuMemory:
     def _upload(self, allocation, array: np.ndarray) -> None:
         self.cuda.memcpy_htod(allocation, array)
 
+    def _timed(self, kind: str, operation, *args):
+        """Run `operation(*args)` between two CUDA events (self.events); add its seconds to
+        self.seconds[kind]."""
+        start, stop = self.events
+        start.record()
+        operation(*args)
+        stop.record()
+        stop.synchronize()
+        self.seconds[kind] += stop.time_since(start) / 1000
+
 
 class GpuDevice(GpuMemory, Device):
     """The kernels on the GPU. Kernel and transfer times are measured with CUDA events."""
@@ -324,14 +334,6 @@ class GpuDevice(GpuMemory, Device):
 
     def _upload(self, allocation, array: np.ndarray) -> None:
         self._timed("transfer", self.cuda.memcpy_htod, allocation, array)
-
-    def _timed(self, kind: str, operation, *args):
-        start, stop = self.events
-        start.record()
-        operation(*args)
-        stop.record()
-        stop.synchronize()
-        self.seconds[kind] += stop.time_since(start) / 1000
 
     def host_array(self, length: int, dtype) -> np.ndarray:
         """Page-locked host memory (He & Hong: cudaMallocHost doubles copy speed)."""

@@ -22,7 +22,7 @@ class MaxflowGroup(click.Group):
     `maxflow gen` need not load the solvers and the benchmark."""
 
     COMMANDS = {"solve": "maxflow_cli.commands.solve", "gen": "maxflow_cli.commands.gen",
-                "bench": "maxflow_cli.commands.bench"}
+                "bench": "maxflow_cli.commands.bench", "paths": "maxflow_cli.commands.paths"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(self.COMMANDS)

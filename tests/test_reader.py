@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from maxflow_cli import memory
 from maxflow_cli.dimacs import reader
-from maxflow_cli.dimacs.reader import parse_network, read_network
+from maxflow_cli.dimacs.reader import parse_network, read_lengths, read_network
 from maxflow_cli.errors import InputError, MaxflowError
 
 HEADER = "p max 4 2\nn 1 s\nn 4 t\n"
@@ -211,3 +211,27 @@ def test_a_multi_stream_compressed_file_is_read_whole(tmp_path):
     path.write_bytes(gzip.compress(HEADER.encode()) + gzip.compress(b"a 1 2 5\na 2 4 7\n"))
     network, _ = read_network(str(path))
     assert network.caps.tolist() == [5, 7]
+
+
+def test_reads_a_dimacs_shortest_path_file(tmp_path):
+    path = tmp_path / "g.gr"
+    path.write_text("c 9th DIMACS challenge\np sp 3 3\na 1 2 7\na 2 3 0\na 3 1 5\n")
+    network = read_lengths(str(path))
+    assert (network.n, network.tails.tolist(), network.heads.tolist(), network.caps.tolist()) \
+        == (3, [0, 1, 2], [1, 2, 0], [7, 0, 5])
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ("p max 3 1\n", 1, "problem type 'max', expected 'sp'"),
+    ("p sp 3 1\nn 1 s\n", 2, "unknown line type 'n', expected one of c, p, a"),
+    ("p sp 3 1\na 1 2 -4\n", 2, "negative length '-4', expected an integer >= 0"),
+    ("p sp 3 1\na 1 2\n", 2, "expected 'a U V W' (4 fields), found 3 fields"),
+    ("a 1 2 3\n", 1, "'a' line before the 'p sp N M' line"),
+    ("p sp 3 2\na 1 2 3\n", 1, "the 'p' line declares 2 arcs but the file has 1"),
+])
+def test_bad_shortest_path_input_names_the_line(tmp_path, text, line, message):
+    path = tmp_path / "bad.gr"
+    path.write_text(text)
+    with pytest.raises(InputError) as error:
+        read_lengths(str(path))
+    assert (error.value.line, message in error.value.message) == (line, True), error.value

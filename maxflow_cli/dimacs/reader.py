@@ -6,6 +6,10 @@ per arc. Anything else is refused with the file, the line and what was expected,
 ``s <seed>`` line written by the original acyclic-dense generator, skipped with a warning.
 M may be 0: a network with no arcs is valid, its maximum flow 0. `_parse` reads line by line,
 one function per line kind.
+
+The same parser reads the shortest-path graphs of the 9th DIMACS challenge (``p sp N M``, then
+``a U V W`` per arc with an integer length W >= 0, no ``n`` lines) for `maxflow paths`:
+read_lengths.
 """
 
 import bz2
@@ -15,6 +19,7 @@ import lzma
 import os
 import sys
 import zlib
+from dataclasses import dataclass
 from typing import Iterator
 
 import numba
@@ -130,13 +135,17 @@ def _vertex(buf, starts, ends, field, n, info):
 
 
 @numba.njit(cache=True)
-def _problem_line(buf, starts, ends, fields, info):
-    """'p max N M': N into info[I_N], M into info[I_M]; or the status of what is wrong."""
+def _problem_line(buf, starts, ends, fields, info, shortest_path):
+    """'p max N M' ('p sp N M' with `shortest_path`): N into info[I_N], M into info[I_M]; or
+    the status of what is wrong."""
     if fields != 4:
         return FIELD_COUNT
     _point_at(info, starts, ends, 1)
-    if ends[1] - starts[1] != 3 or buf[starts[1]] != 109 or buf[starts[1] + 1] != 97 \
-            or buf[starts[1] + 2] != 120:  # 'max'
+    kind, length = starts[1], ends[1] - starts[1]
+    if shortest_path:
+        if length != 2 or buf[kind] != 115 or buf[kind + 1] != 112:  # 'sp'
+            return NOT_MAX
+    elif length != 3 or buf[kind] != 109 or buf[kind + 1] != 97 or buf[kind + 2] != 120:  # 'max'
         return NOT_MAX
     for field, slot, smallest, largest in ((2, I_N, 1, MAX_VERTICES), (3, I_M, 0, MAX_ARCS)):
         _point_at(info, starts, ends, field)
@@ -197,9 +206,11 @@ def _arc_line(buf, starts, ends, fields, info):
 
 
 @numba.njit(cache=True)
-def _parse(buf, info, only_to_problem_line):
+def _parse(buf, info, only_to_problem_line, shortest_path):
     """Parse the buffer line by line: (status, tails, heads, caps), 0-based ids; details in
-    `info`. With `only_to_problem_line`, stop with OK once the 'p' line is read."""
+    `info`. With `only_to_problem_line`, stop with OK once the 'p' line is read. With
+    `shortest_path`, the file is 'p sp N M' with lengths in the capacities' place and no 'n'
+    lines."""
     size = buf.shape[0]
     tails = np.empty(0, np.int32)
     heads = np.empty(0, np.int32)
@@ -232,6 +243,8 @@ def _parse(buf, info, only_to_problem_line):
         if kind != 112 and kind != 115 and info[I_N] < 0:  # 'a' or 'n' before 'p'
             return (BEFORE_PROBLEM_LINE if kind == 97 or kind == 110 else UNKNOWN_LINE,
                     tails, heads, caps)
+        if kind == 110 and shortest_path:
+            return UNKNOWN_LINE, tails, heads, caps
         if kind == 97:  # 'a'
             status, tail, head, capacity = _arc_line(buf, starts, ends, fields, info)
             if status != OK:
@@ -251,7 +264,7 @@ def _parse(buf, info, only_to_problem_line):
             if info[I_N] >= 0:
                 info[I_OTHER_LINE] = info[I_P_LINE]
                 return SECOND_PROBLEM_LINE, tails, heads, caps
-            status = _problem_line(buf, starts, ends, fields, info)
+            status = _problem_line(buf, starts, ends, fields, info, shortest_path)
             if status != OK:
                 info[I_N] = -1
                 return status, tails, heads, caps
@@ -275,12 +288,30 @@ def _parse(buf, info, only_to_problem_line):
     info[I_ARCS] = arcs
     if info[I_N] < 0:
         return NO_PROBLEM_LINE, tails, heads, caps
-    if info[I_SOURCE] < 0 or info[I_SINK] < 0:
+    if not shortest_path and (info[I_SOURCE] < 0 or info[I_SINK] < 0):
         return MISSING_TERMINAL, tails, heads, caps
     if arcs != info[I_M]:
         return ARC_COUNT, tails, heads, caps
     return OK, tails, heads, caps
 
+
+@dataclass(frozen=True)
+class Format:
+    """What error messages call the lines of one DIMACS problem type."""
+
+    problem: str  # the 'p' line's type
+    arc_line: str
+    value: str  # what an arc line's last field is
+    line_kinds: str
+    shortest_path: bool  # the parser's flag
+
+    @property
+    def problem_line(self) -> str:
+        return f"'p {self.problem} N M'"
+
+
+MAX = Format("max", "'a U V CAP'", "capacity", "c, p, n, a", False)
+SHORTEST_PATH = Format("sp", "'a U V W'", "length", "c, p, a", True)
 
 PROBE_BYTES = 4 * 2**20
 """The 'p' line must come within this many bytes: a stream without one (a binary file, /dev/zero)
@@ -353,6 +384,16 @@ def read_network(path: str, lenient: bool = False) -> tuple[Network, list[str]]:
     read. With ``lenient``, a number of `a` lines different from the `p` line's M is a
     warning. Raises InputError naming the file, the line and what was expected.
     """
+    return _read(path, lenient, MAX)
+
+
+def read_lengths(path: str) -> Network:
+    """Read a DIMACS shortest-path file ('p sp N M', 'a U V W'), as read_network reads a max
+    file: a Network whose `caps` are the arc lengths (source and sink -1: none is named)."""
+    return _read(path, False, SHORTEST_PATH)[0]
+
+
+def _read(path: str, lenient: bool, form: Format) -> tuple[Network, list[str]]:
     name = input_name(path)
     chunks = _chunks(path, name)
     parts = []
@@ -362,13 +403,13 @@ def read_network(path: str, lenient: bool = False) -> tuple[Network, list[str]]:
             break
     head = b"".join(parts)
     whole = len(head) < PROBE_BYTES
-    n, m = _problem_size(head, name, whole)
+    n, m = _problem_size(head, name, whole, form)
     # The text is let go once parsed, before the residual graph is built.
     memory.require(NETWORK_BYTES_PER_ARC * m + max(_stored_size(path, len(head)),
                                                    residual_bytes(n, m)),
                    f"{name}: a network of {n:,} vertices and {m:,} arcs")
     if whole:
-        return parse_network(head, name, lenient)
+        return parse_network(head, name, lenient, form)
     parts = [head]
     try:
         parts += chunks
@@ -376,7 +417,7 @@ def read_network(path: str, lenient: bool = False) -> tuple[Network, list[str]]:
     except MemoryError:
         raise InputError(name, None, "out of memory while reading it") from None
     del parts
-    return parse_network(data, name, lenient)
+    return parse_network(data, name, lenient, form)
 
 
 def _stored_size(path: str, read: int) -> int:
@@ -388,26 +429,29 @@ def _stored_size(path: str, read: int) -> int:
         return read
 
 
-def _problem_size(head: bytes, name: str, whole: bool) -> tuple[int, int]:
+def _problem_size(head: bytes, name: str, whole: bool, form: Format) -> tuple[int, int]:
     """N and M of the 'p' line in the input's first bytes, `head` (all of it when `whole`);
     an InputError for what comes wrong before it."""
     if not whole:  # only complete lines: a line cut at the end of the probe is no error
         head = head[:head.rfind(b"\n") + 1]
     info = np.zeros(INFO_SIZE, dtype=np.int64)
-    status, _, _, _ = _parse(np.frombuffer(head, dtype=np.uint8), info, True)
+    status, _, _, _ = _parse(np.frombuffer(head, dtype=np.uint8), info, True,
+                             form.shortest_path)
     if status == NO_PROBLEM_LINE and not whole:
-        raise InputError(name, None, f"no 'p max N M' line in the first {human_bytes(PROBE_BYTES)}"
-                                     ": not a DIMACS max file")
+        raise InputError(name, None, f"no {form.problem_line} line in the first "
+                                     f"{human_bytes(PROBE_BYTES)}: not a DIMACS {form.problem} "
+                                     "file")
     if status != OK:
-        raise _error(status, info, head, name)
+        raise _error(status, info, head, name, form)
     return int(info[I_N]), int(info[I_M])
 
 
-def parse_network(data: bytes | bytearray, name: str = "<input>", lenient: bool = False):
-    """Parse DIMACS max text already in memory; see read_network."""
+def parse_network(data: bytes | bytearray, name: str = "<input>", lenient: bool = False,
+                  form: Format = MAX):
+    """Parse DIMACS max (or `form`) text already in memory; see read_network."""
     buf = np.frombuffer(data, dtype=np.uint8)
     info = np.zeros(INFO_SIZE, dtype=np.int64)
-    status, tails, heads, caps = _parse(buf, info, False)
+    status, tails, heads, caps = _parse(buf, info, False, form.shortest_path)
     warnings = []
     if status == ARC_COUNT and lenient:
         warnings.append(
@@ -416,7 +460,7 @@ def parse_network(data: bytes | bytearray, name: str = "<input>", lenient: bool 
         )
         status = OK
     if status != OK:
-        raise _error(status, info, data, name)
+        raise _error(status, info, data, name, form)
     if info[I_SEED_LINE]:
         warnings.insert(0, f"{name}:{info[I_SEED_LINE]}: skipped the 's' (seed) line "
                            "written by the original acyclic-dense generator")
@@ -437,7 +481,8 @@ def _quoted(token: bytes) -> str:
     return f"'{text}'" if len(token) <= SHOWN_TOKEN else f"'{text}...' ({len(token):,} bytes)"
 
 
-def _error(status: int, info: np.ndarray, data: bytes | bytearray, name: str) -> InputError:
+def _error(status: int, info: np.ndarray, data: bytes | bytearray, name: str,
+           form: Format) -> InputError:
     """The InputError for a parser status: the line, and what was expected there."""
     start, end = int(info[I_TOKEN_START]), int(info[I_TOKEN_END])
     raw = bytes(data[start:end])
@@ -445,26 +490,26 @@ def _error(status: int, info: np.ndarray, data: bytes | bytearray, name: str) ->
     line = int(info[I_LINE])
     n = int(info[I_N])
     messages = {
-        BEFORE_PROBLEM_LINE: f"{token} line before the 'p max N M' line",
+        BEFORE_PROBLEM_LINE: f"{token} line before the {form.problem_line} line",
         SECOND_PROBLEM_LINE: f"a second 'p' line (the first is on line {info[I_OTHER_LINE]})",
-        NOT_MAX: f"problem type {token}, expected 'max'",
-        BAD_SIZE: f"expected 'p max N M' with integers N >= 1 and M >= 0, found {token}",
+        NOT_MAX: f"problem type {token}, expected '{form.problem}'",
+        BAD_SIZE: f"expected {form.problem_line} with integers N >= 1 and M >= 0, found {token}",
         TOO_LARGE: f"{token} is too large: at most {MAX_VERTICES} vertices and {MAX_ARCS} arcs",
         VERTEX_RANGE: f"vertex id {token} outside 1..{n}",
         REPEATED_TERMINAL: f"a second {token} line (the first is on line {info[I_OTHER_LINE]})",
         SOURCE_IS_SINK: "the source and the sink are the same vertex",
-        NEGATIVE_CAPACITY: f"negative capacity {token}, expected an integer >= 0",
+        NEGATIVE_CAPACITY: f"negative {form.value} {token}, expected an integer >= 0",
         NOT_AN_INTEGER: f"expected an integer, found {token}",
-        CAPACITY_TOO_LARGE: f"capacity {token} is above the largest accepted, 2^62",
-        UNKNOWN_LINE: f"unknown line type {token}, expected one of c, p, n, a",
+        CAPACITY_TOO_LARGE: f"{form.value} {token} is above the largest accepted, 2^62",
+        UNKNOWN_LINE: f"unknown line type {token}, expected one of {form.line_kinds}",
         BAD_DESIGNATION: f"expected 'n ID s' or 'n ID t', found {token}",
     }
     if status == FIELD_COUNT:
-        expected = {"a": "'a U V CAP' (4 fields)", "p": "'p max N M' (4 fields)",
+        expected = {"a": f"{form.arc_line} (4 fields)", "p": f"{form.problem_line} (4 fields)",
                     "n": "'n ID s' or 'n ID t' (3 fields)"}[raw.decode()]
         message = f"expected {expected}, found {info[I_FIELDS]} fields"
     elif status == NO_PROBLEM_LINE:
-        return InputError(name, None, "no 'p max N M' line")
+        return InputError(name, None, f"no {form.problem_line} line")
     elif status == MISSING_TERMINAL:
         missing = "source ('n ID s')" if info[I_SOURCE] < 0 else "sink ('n ID t')"
         return InputError(name, None, f"no {missing} line")

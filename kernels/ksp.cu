@@ -1,0 +1,357 @@
+// K shortest loopless paths, one source-target pair per block (Reis, Espindola, Souza &
+// Milanes, Algorithms 1-6): mps_kernel (MPS: candidates from the forward sorted star and the
+// tree of shortest paths to t) and yen_kernel (Yen: a shortest-path search per candidate).
+//
+// A block runs the whole of Algorithm 4 for its pair: distances to t by a block-wide
+// Bellman-Ford over the arcs (backwards), the tree of shortest paths (Algorithm 1), the
+// forward sorted star (Algorithm 3: each arc counts the arcs of its tail's segment with a
+// smaller reduced length, a segmented sort with no global pass), then K - 1 rounds. A round
+// takes the last path found, and its spur vertices (from its deviation vertex on, Lawler's
+// rule) are shared among groups of the block's threads: `groups` groups of blockDim / groups
+// threads, the minimum share of threads per candidate (Algorithms 5 and 6). A group marks its
+// root, the arcs earlier paths take from there, and then (MPS) tests the first allowed arc of
+// the sorted star followed by the tree path; where that loops, or always for Yen, it runs a
+// Bellman-Ford to t avoiding the root with its threads. The shortest candidate is chosen by a
+// block reduction. Every tie takes the lowest arc or slot index, so the result is the Numba
+// twin's (ksp_cpu.py) exactly.
+//
+// Lengths are keys (length * n + 1, kernels' caller): positive, and a path's key orders it
+// by cost, then by arcs. Per pair (offsets by blockIdx.x): dist, tree (n), order (m), the
+// candidate pool (pool_size slots of a path of up to n vertices, its length, key, deviation
+// index, state), found (K slots), out_* (K paths); per group: group_dist, group_mark (n).
+
+#define BLOCK 256
+#define INF_BITS 62
+#define INF (1LL << INF_BITS)
+
+// Candidate states, and the marks of a group's vertices (shared with ksp_cpu.py).
+#define CANDIDATE 0
+#define CHOSEN 1
+#define DEAD 2
+#define BLOCKED 1    // on the root: no candidate passes it
+#define FORBIDDEN 2  // an earlier path with the same root goes there next
+
+// Distances to t through no BLOCKED vertex, by the threads lane, lane + lanes, ...; every
+// thread of the block calls it, `active` says whether this one takes part.
+static __device__ void distances_to(int n, int m, int t, const int *tail, const int *head,
+                                    const long long *length, const int *mark, long long *dist,
+                                    int lane, int lanes, bool active)
+{
+    if (active)
+        for (int v = lane; v < n; v += lanes)
+            dist[v] = v == t ? 0 : INF;
+    __syncthreads();
+    int changed;
+    do {
+        changed = 0;
+        if (active)
+            for (int a = lane; a < m; a += lanes) {
+                const int u = tail[a], x = head[a];
+                const long long through = *(volatile long long *)&dist[x];
+                if (through == INF || ((mark[u] | mark[x]) & BLOCKED))
+                    continue;
+                if (through + length[a] < *(volatile long long *)&dist[u]) {
+                    atomicMin(&dist[u], through + length[a]);
+                    changed = 1;
+                }
+            }
+    } while (__syncthreads_or(changed));
+}
+
+static __device__ long long reduced(int a, const int *tail, const int *head,
+                                    const long long *length, const long long *dist)
+{
+    return dist[head[a]] == INF ? INF : length[a] + dist[head[a]] - dist[tail[a]];
+}
+
+static __device__ int arc_between(const int *first, const int *head, int u, int x)
+{
+    for (int a = first[u]; a < first[u + 1]; ++a)
+        if (head[a] == x)
+            return a;
+    return -1;
+}
+
+// The first arc of v's sorted star whose head is unmarked; -1 where none reaches t.
+static __device__ int first_allowed(const int *first, const int *head, const long long *dist,
+                                    const int *order, const int *mark, int v)
+{
+    for (int r = first[v]; r < first[v + 1]; ++r) {
+        const int a = order[r];
+        if (dist[head[a]] == INF)
+            return -1;
+        if (mark[head[a]] == 0)
+            return a;
+    }
+    return -1;
+}
+
+static __device__ bool tree_path_avoids(int t, const int *head, const int *tree, const int *mark,
+                                        int x)
+{
+    while (x != t) {
+        x = head[tree[x]];
+        if (mark[x] & BLOCKED)
+            return false;
+    }
+    return true;
+}
+
+// Writes x and the tree path from it to t at path[size...]; returns the new size.
+static __device__ int append_tree_path(int t, const int *head, const int *tree, int *path,
+                                       int size, int x)
+{
+    while (true) {
+        path[size++] = x;
+        if (x == t)
+            return size;
+        x = head[tree[x]];
+    }
+}
+
+static __device__ void ksp(bool shortcut, int n, int k, int pairs, int groups, const int *first, const int *tail, const int *head,
+                           const long long *length, const int *sources, const int *targets, long long *dist, int *tree,
+                           int *order, int *pool_path, int *pool_len, long long *pool_key, int *pool_dev,
+                           int *pool_state, int *found, long long *group_dist, int *group_mark, int *out_path,
+                           int *out_len, long long *out_key, int *out_count)
+{
+    __shared__ long long best_key[BLOCK];
+    __shared__ int best_slot[BLOCK];
+    __shared__ int need_search[BLOCK];
+    __shared__ int paths_found, used;
+
+    const int pair = blockIdx.x;
+    if (pair >= pairs)
+        return;
+    const int m = first[n], size = 1 + (k - 1) * (n > 1 ? n - 1 : 0);
+    const int s = sources[pair], t = targets[pair];
+    const int lanes = blockDim.x / groups, group = threadIdx.x / lanes,
+              lane = threadIdx.x % lanes;
+    const bool in_group = group < groups;
+    dist += (size_t)pair * n;
+    tree += (size_t)pair * n;
+    order += (size_t)pair * m;
+    pool_path += (size_t)pair * size * n;
+    pool_len += (size_t)pair * size;
+    pool_key += (size_t)pair * size;
+    pool_dev += (size_t)pair * size;
+    pool_state += (size_t)pair * size;
+    found += (size_t)pair * k;
+    int *mark = group_mark + ((size_t)pair * groups + (in_group ? group : 0)) * n;
+    long long *spur_dist = group_dist + ((size_t)pair * groups + (in_group ? group : 0)) * n;
+    out_path += (size_t)pair * k * n;
+    out_len += (size_t)pair * k;
+    out_key += (size_t)pair * k;
+
+    // Algorithm 4, lines 3-10: the tree of shortest paths to t. The group marks start clear.
+    for (int v = threadIdx.x; v < n; v += blockDim.x)
+        group_mark[(size_t)pair * groups * n + v] = 0;
+    __syncthreads();
+    distances_to(n, m, t, tail, head, length, group_mark + (size_t)pair * groups * n, dist,
+                 threadIdx.x, blockDim.x, true);
+    if (dist[s] == INF) {
+        if (threadIdx.x == 0)
+            out_count[pair] = 0;
+        return;
+    }
+    for (int v = threadIdx.x; v < n; v += blockDim.x) {  // Algorithm 1
+        int arc = -1;
+        if (v != t && dist[v] != INF)
+            for (int a = first[v]; a < first[v + 1]; ++a)
+                if (dist[head[a]] != INF && length[a] + dist[head[a]] == dist[v]) {
+                    arc = a;
+                    break;
+                }
+        tree[v] = arc;
+    }
+    if (shortcut)  // Algorithm 3: each arc's rank in its tail's segment
+        for (int a = threadIdx.x; a < m; a += blockDim.x) {
+            const int u = tail[a];
+            const long long key = reduced(a, tail, head, length, dist);
+            int rank = 0;
+            for (int b = first[u]; b < first[u + 1]; ++b) {
+                const long long other = reduced(b, tail, head, length, dist);
+                rank += other < key || (other == key && b < a);
+            }
+            order[first[u] + rank] = a;
+        }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        pool_len[0] = append_tree_path(t, head, tree, pool_path, 0, s);
+        pool_key[0] = dist[s];
+        pool_dev[0] = 0;
+        pool_state[0] = CHOSEN;
+        found[0] = 0;
+        paths_found = 1;
+        used = 1;
+    }
+    __syncthreads();
+
+    while (paths_found < k) {
+        const int parent = found[paths_found - 1], deviation = pool_dev[parent];
+        const int spurs = pool_len[parent] - 1 - deviation;
+        const int *parent_path = pool_path + (size_t)parent * n;
+        for (int start = 0; start < spurs; start += groups) {
+            const int i = deviation + start + group;
+            const bool active = in_group && start + group < spurs;
+            const int slot = used + i - deviation;
+            int *path = pool_path + (size_t)slot * n;
+            // Algorithm 5, lines 15-28: mark the root and the arcs earlier paths took
+            if (active) {
+                for (int v = lane; v < n; v += lanes)
+                    mark[v] = 0;
+                for (int j = lane; j <= i; j += lanes)
+                    path[j] = parent_path[j];
+            }
+            __syncthreads();
+            if (active) {
+                for (int j = lane; j <= i; j += lanes)
+                    mark[parent_path[j]] = BLOCKED;
+            }
+            __syncthreads();
+            if (active)
+                for (int q = lane; q < paths_found; q += lanes) {
+                    const int other = found[q];
+                    if (pool_len[other] <= i + 1)
+                        continue;
+                    const int *other_path = pool_path + (size_t)other * n;
+                    bool same = true;
+                    for (int j = 0; j <= i && same; ++j)
+                        same = other_path[j] == parent_path[j];
+                    if (same)
+                        atomicOr(&mark[other_path[i + 1]], FORBIDDEN);
+                }
+            __syncthreads();
+            if (active && lane == 0) {
+                need_search[group] = 1;
+                pool_dev[slot] = i;
+                pool_state[slot] = DEAD;
+                if (shortcut) {
+                    const int v = parent_path[i];
+                    const int a = first_allowed(first, head, dist, order, mark, v);
+                    if (a < 0) {
+                        need_search[group] = 0;
+                    } else if (tree_path_avoids(t, head, tree, mark, head[a])) {
+                        long long key = length[a] + dist[head[a]];
+                        for (int j = 0; j < i; ++j)
+                            key += length[arc_between(first, head, path[j], path[j + 1])];
+                        pool_len[slot] = append_tree_path(t, head, tree, path, i + 1, head[a]);
+                        pool_key[slot] = key;
+                        pool_state[slot] = CANDIDATE;
+                        need_search[group] = 0;
+                    }
+                }
+            }
+            __syncthreads();
+            const bool search = active && need_search[group];
+            distances_to(n, m, t, tail, head, length, mark, spur_dist, lane, lanes, search);
+            if (search && lane == 0) {
+                const int v = parent_path[i];
+                long long best = INF;
+                int best_arc = -1;
+                for (int a = first[v]; a < first[v + 1]; ++a) {
+                    const int x = head[a];
+                    if (mark[x] == 0 && spur_dist[x] != INF && length[a] + spur_dist[x] < best) {
+                        best = length[a] + spur_dist[x];
+                        best_arc = a;
+                    }
+                }
+                if (best_arc >= 0) {
+                    long long key = best;
+                    for (int j = 0; j < i; ++j)
+                        key += length[arc_between(first, head, path[j], path[j + 1])];
+                    int length_so_far = i + 1, y = head[best_arc];
+                    while (true) {
+                        path[length_so_far++] = y;
+                        if (y == t)
+                            break;
+                        for (int b = first[y]; b < first[y + 1]; ++b) {
+                            const int z = head[b];
+                            if (!(mark[z] & BLOCKED) && spur_dist[z] != INF &&
+                                length[b] + spur_dist[z] == spur_dist[y]) {
+                                y = z;
+                                break;
+                            }
+                        }
+                    }
+                    pool_len[slot] = length_so_far;
+                    pool_key[slot] = key;
+                    pool_state[slot] = CANDIDATE;
+                }
+            }
+            __syncthreads();
+        }
+        // Algorithm 4, line 27: the shortest candidate (lowest slot among equal keys)
+        const int slots = used + spurs;
+        long long key = INF;
+        int chosen = -1;
+        for (int slot = threadIdx.x; slot < slots; slot += blockDim.x)
+            if (pool_state[slot] == CANDIDATE && pool_key[slot] < key) {
+                key = pool_key[slot];
+                chosen = slot;
+            }
+        best_key[threadIdx.x] = key;
+        best_slot[threadIdx.x] = chosen;
+        __syncthreads();
+        for (int half = blockDim.x / 2; half > 0; half /= 2) {
+            if (threadIdx.x < half) {
+                const long long other = best_key[threadIdx.x + half];
+                const int other_slot = best_slot[threadIdx.x + half];
+                if (other_slot >= 0 && (best_slot[threadIdx.x] < 0 ||
+                                        other < best_key[threadIdx.x] ||
+                                        (other == best_key[threadIdx.x] &&
+                                         other_slot < best_slot[threadIdx.x]))) {
+                    best_key[threadIdx.x] = other;
+                    best_slot[threadIdx.x] = other_slot;
+                }
+            }
+            __syncthreads();
+        }
+        if (best_slot[0] < 0)
+            break;
+        if (threadIdx.x == 0) {
+            pool_state[best_slot[0]] = CHOSEN;
+            found[paths_found] = best_slot[0];
+            paths_found += 1;
+            used = slots;
+        }
+        __syncthreads();
+    }
+    const int total = paths_found;
+    for (int r = 0; r < total; ++r) {
+        const int slot = found[r];
+        for (int j = threadIdx.x; j < pool_len[slot]; j += blockDim.x)
+            out_path[(size_t)r * n + j] = pool_path[(size_t)slot * n + j];
+    }
+    if (threadIdx.x == 0) {
+        for (int r = 0; r < total; ++r) {
+            out_len[r] = pool_len[found[r]];
+            out_key[r] = pool_key[found[r]];
+        }
+        out_count[pair] = total;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK) mps_kernel(
+    int n, int k, int pairs, int groups, const int *first, const int *tail, const int *head,
+    const long long *length, const int *sources, const int *targets, long long *dist, int *tree,
+    int *order, int *pool_path, int *pool_len, long long *pool_key, int *pool_dev,
+    int *pool_state, int *found, long long *group_dist, int *group_mark, int *out_path,
+    int *out_len, long long *out_key, int *out_count)
+{
+    ksp(true, n, k, pairs, groups, first, tail, head, length, sources, targets, dist, tree, order,
+        pool_path, pool_len, pool_key, pool_dev, pool_state, found, group_dist, group_mark,
+        out_path, out_len, out_key, out_count);
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK) yen_kernel(
+    int n, int k, int pairs, int groups, const int *first, const int *tail, const int *head,
+    const long long *length, const int *sources, const int *targets, long long *dist, int *tree,
+    int *order, int *pool_path, int *pool_len, long long *pool_key, int *pool_dev,
+    int *pool_state, int *found, long long *group_dist, int *group_mark, int *out_path,
+    int *out_len, long long *out_key, int *out_count)
+{
+    ksp(false, n, k, pairs, groups, first, tail, head, length, sources, targets, dist, tree, order,
+        pool_path, pool_len, pool_key, pool_dev, pool_state, found, group_dist, group_mark,
+        out_path, out_len, out_key, out_count);
+}

@@ -1,0 +1,144 @@
+"""Where the K-shortest-paths kernels run: ksp.cu through PyCUDA, or its Numba twin
+(ksp_cpu.py), behind one call: ``search(sources, targets)`` ranks the paths of every pair,
+in batches whose scratch fits the device, and returns the kernels' outputs (out_path[pair, r],
+out_len, out_key, out_count). The graph is uploaded once; ``seconds`` holds the kernel and
+transfer times.
+"""
+
+import math
+import time
+
+import numpy as np
+
+from maxflow_cli.errors import ParameterError
+from maxflow_cli.kernels import ksp_cpu, load
+from maxflow_cli.kernels.declarations import KSP_MPS, KSP_YEN, source_constant
+from maxflow_cli.kernels.devices import GpuMemory
+from maxflow_cli.memory import human_bytes
+
+BLOCK = source_constant("ksp", "BLOCK")
+GPU_SCRATCH_BYTES = 4 * 2**30
+TWIN_SCRATCH_BYTES = 256 * 2**20
+
+
+def groups_for(share: float) -> int:
+    """Candidates a block builds at once when each takes at least `share` of its threads
+    (Reis et al., Algorithm 6's minimum share per candidate): 1 / share, rounded down within
+    1 % (Table 1's 0.3333 means a third), at most BLOCK. Each group has BLOCK // groups
+    threads."""
+    return max(1, min(BLOCK, math.floor(1 / share + 0.01)))
+
+
+def _scratch(n: int, m: int, k: int, groups: int) -> dict[str, tuple[int, type]]:
+    """Per pair: each scratch array's length and type."""
+    size = ksp_cpu.pool_size(n, k)
+    return {"dist": (n, np.int64), "tree": (n, np.int32), "order": (m, np.int32),
+            "pool_path": (size * n, np.int32), "pool_len": (size, np.int32),
+            "pool_key": (size, np.int64), "pool_dev": (size, np.int32),
+            "pool_state": (size, np.int32), "found": (k, np.int32),
+            "group_dist": (groups * n, np.int64), "group_mark": (groups * n, np.int32),
+            "out_path": (k * n, np.int32), "out_len": (k, np.int32), "out_key": (k, np.int64),
+            "out_count": (1, np.int32)}
+
+
+OUTPUTS = ("out_path", "out_len", "out_key", "out_count")
+
+
+class KspDevice:
+    """What both devices share: batching and the outputs' shapes."""
+
+    def __init__(self, graph, k: int, algorithm: str, share: float, scratch_bytes: int):
+        self.graph, self.k = graph, k
+        self.kernel = KSP_MPS if algorithm == "mps" else KSP_YEN
+        self.groups = groups_for(share)
+        self.layout = _scratch(graph.n, graph.m, k, self.groups)
+        self.pair_bytes = per_pair = sum(length * np.dtype(kind).itemsize
+                                         for length, kind in self.layout.values())
+        if per_pair > scratch_bytes:
+            raise ParameterError(
+                f"{algorithm} keeps up to {ksp_cpu.pool_size(graph.n, k):,} candidate paths of up "
+                f"to {graph.n:,} vertices per pair ({human_bytes(per_pair)}), more than the "
+                f"{human_bytes(scratch_bytes)} it may use: use a smaller --k, or "
+                "--algorithm yen --device cpu")
+        self.batch = scratch_bytes // per_pair
+        self.seconds = {"kernels": 0.0, "transfer": 0.0}
+        self.arguments = {"n": graph.n, "k": k, "groups": self.groups}
+
+    def search(self, sources: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarray]:
+        pairs, n, k = sources.shape[0], self.graph.n, self.k
+        outputs = {"out_path": np.empty((pairs, k, n), np.int32),
+                   "out_len": np.empty((pairs, k), np.int32),
+                   "out_key": np.empty((pairs, k), np.int64),
+                   "out_count": np.empty(pairs, np.int32)}
+        for start in range(0, pairs, self.batch):
+            stop = min(start + self.batch, pairs)
+            batch = self._run(np.ascontiguousarray(sources[start:stop], np.int32),
+                              np.ascontiguousarray(targets[start:stop], np.int32))
+            for name in OUTPUTS:
+                outputs[name][start:stop] = batch[name].reshape(outputs[name][start:stop].shape)
+        return outputs
+
+
+class KspTwinDevice(KspDevice):
+    """ksp.cu's Numba twin on the CPU."""
+
+    def __init__(self, graph, k: int, algorithm: str, share: float):
+        super().__init__(graph, k, algorithm, share, TWIN_SCRATCH_BYTES)
+        self.arguments |= {"first": graph.first, "tail": graph.tail, "head": graph.head,
+                           "length": graph.key_lengths()}
+
+    def _run(self, sources, targets) -> dict[str, np.ndarray]:
+        pairs = sources.shape[0]
+        arrays = {name: np.empty(length * pairs, kind)
+                  for name, (length, kind) in self.layout.items()}
+        arguments = self.arguments | arrays | {"pairs": pairs, "sources": sources,
+                                               "targets": targets}
+        started = time.perf_counter()
+        getattr(ksp_cpu, self.kernel.name)(*[arguments[name] for name in self.kernel.arguments])
+        self.seconds["kernels"] += time.perf_counter() - started
+        return {name: arrays[name] for name in OUTPUTS}
+
+    def close(self) -> None:
+        pass
+
+
+class KspGpuDevice(GpuMemory, KspDevice):
+    """ksp.cu on the GPU: a block of BLOCK threads per pair, the batch's scratch allocated
+    once; kernel and transfer times by CUDA events."""
+
+    def __init__(self, graph, k: int, algorithm: str, share: float):
+        KspDevice.__init__(self, graph, k, algorithm, share, GPU_SCRATCH_BYTES)
+        self._open_on_gpu(self._open, self.batch * self.pair_bytes)
+
+    def _open(self) -> None:
+        cuda, graph = self.cuda, self.graph
+        self.function = load("ksp").get_function(self.kernel.name).prepare(
+            self.kernel.pycuda_types)
+        self.events = (cuda.Event(), cuda.Event())
+        self.arguments |= {"first": self._copy_in(graph.first), "tail": self._copy_in(graph.tail),
+                           "head": self._copy_in(graph.head),
+                           "length": self._copy_in(graph.key_lengths())}
+        self.arguments |= {name: self._allocate(length * np.dtype(kind).itemsize * self.batch)
+                           for name, (length, kind) in self.layout.items()}
+        self.ends = (self._allocate(4 * self.batch), self._allocate(4 * self.batch))
+
+    def _run(self, sources, targets) -> dict[str, np.ndarray]:
+        cuda, pairs = self.cuda, sources.shape[0]
+        self._timed("transfer", cuda.memcpy_htod, self.ends[0], sources)
+        self._timed("transfer", cuda.memcpy_htod, self.ends[1], targets)
+        arguments = self.arguments | {"pairs": pairs, "sources": self.ends[0],
+                                      "targets": self.ends[1]}
+        self._timed("kernels", self.function.prepared_call, (pairs, 1), (BLOCK, 1, 1),
+                    *[arguments[name] for name in self.kernel.arguments])
+        outputs = {}
+        for name in OUTPUTS:
+            length, kind = self.layout[name]
+            outputs[name] = np.empty(length * pairs, kind)
+            self._timed("transfer", cuda.memcpy_dtoh, outputs[name], arguments[name])
+        return outputs
+
+
+def open_ksp_device(kind: str, graph, k: int, algorithm: str, share: float) -> KspDevice:
+    """The kernels of `algorithm` ("mps" or "yen") on the GPU (kind "gpu") or their twin."""
+    device = KspGpuDevice if kind == "gpu" else KspTwinDevice
+    return device(graph, k, algorithm, share)

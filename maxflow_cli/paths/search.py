@@ -1,0 +1,92 @@
+"""One entry point for `maxflow paths` and its benchmark: the K shortest loopless paths of
+some source-target pairs, by MPS or Yen, on the GPU or the CPU.
+
+On the CPU, "mps" is the Numba twin of the MPS kernel and "yen" the reference Yen
+(maxflow_cli.paths.yen); on the GPU both are the kernels of kernels/ksp.cu.
+"""
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from maxflow_cli.errors import ParameterError
+from maxflow_cli.kernels import ksp
+from maxflow_cli.paths.graph import PathGraph
+from maxflow_cli.paths.yen import yen_pairs
+
+ALGORITHMS = ("mps", "yen")
+SHARES = (1.0, 0.5, 0.3333, 0.25, 0.2, 0.1, 0.05)
+"""Reis et al.'s Table 1 columns: the minimum share of a block's threads per candidate."""
+
+
+@dataclass
+class Ranking:
+    """The paths of each pair: out_count[p] paths, the r-th with out_len[p, r] vertices
+    out_path[p, r, :out_len[p, r]] and key out_key[p, r] (cost * n + arcs)."""
+
+    graph: PathGraph
+    sources: np.ndarray
+    targets: np.ndarray
+    out_path: np.ndarray
+    out_len: np.ndarray
+    out_key: np.ndarray
+    out_count: np.ndarray
+    seconds: dict
+
+    def paths(self, pair: int) -> list[tuple[int, list[int]]]:
+        """(cost, vertices) of each path of pair `pair`, shortest first."""
+        return [(int(self.out_key[pair, r]) // self.graph.n,
+                 self.out_path[pair, r, :self.out_len[pair, r]].tolist())
+                for r in range(self.out_count[pair])]
+
+
+def all_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every ordered pair (s, t), s != t, by s then t."""
+    sources, targets = np.divmod(np.arange(n * n, dtype=np.int64), n)
+    keep = sources != targets
+    return sources[keep].astype(np.int32), targets[keep].astype(np.int32)
+
+
+def check_share(share: float) -> None:
+    if not 0 < share <= 1:
+        raise ParameterError(f"--threads-share {share}: must be in (0, 1]")
+
+
+def rank_paths(graph: PathGraph, sources, targets, k: int, algorithm: str = "mps",
+               device: str = "cpu", share: float = 1.0) -> Ranking:
+    """The k shortest loopless paths from sources[i] to targets[i] for every i."""
+    if k < 1:
+        raise ParameterError(f"--k {k}: must be at least 1")
+    if algorithm not in ALGORITHMS:
+        raise ParameterError(f"unknown algorithm {algorithm!r}: one of {', '.join(ALGORITHMS)}")
+    check_share(share)
+    sources = np.ascontiguousarray(sources, np.int32)
+    targets = np.ascontiguousarray(targets, np.int32)
+    if device == "cpu" and algorithm == "yen":
+        pairs, n = sources.shape[0], graph.n
+        out = {"out_path": np.empty((pairs, k, n), np.int32),
+               "out_len": np.empty((pairs, k), np.int32),
+               "out_key": np.empty((pairs, k), np.int64), "out_count": np.empty(pairs, np.int32)}
+        started = time.perf_counter()
+        yen_pairs(n, k, graph.first, graph.head, graph.key_lengths(), sources, targets,
+                  out["out_path"], out["out_len"], out["out_key"], out["out_count"])
+        seconds = {"search": time.perf_counter() - started}
+    else:
+        searcher = ksp.open_ksp_device(device, graph, k, algorithm, share)
+        try:
+            started = time.perf_counter()
+            out = searcher.search(sources, targets)
+            seconds = {"search": time.perf_counter() - started, **searcher.seconds}
+        finally:
+            searcher.close()
+    return Ranking(graph, sources, targets, seconds=seconds, **out)
+
+
+def warm_up(algorithm: str, device: str) -> float:
+    """Compile the Numba code (or load the kernels) a search needs on a tiny graph, so that
+    compile time stays out of the search's; returns the seconds it took."""
+    started = time.perf_counter()
+    graph = PathGraph.from_arcs(3, [0, 0, 1], [1, 2, 2], [1, 3, 1])
+    rank_paths(graph, [0], [2], 2, algorithm, device)
+    return time.perf_counter() - started
