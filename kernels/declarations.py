@@ -16,7 +16,7 @@ KERNEL_DIR = Path(__file__).resolve().parent
 # other one is a C int.
 POINTERS = frozenset({"first", "head", "rev", "res", "excess", "label", "counts", "cancelled",
                       "active_seen", "active_count", "changed", "queued", "list0", "list1",
-                      "stats"})
+                      "stats", "cap", "next_label", "demand", "guard", "busy"})
 INT64 = frozenset({"budget"})
 
 
@@ -70,5 +70,18 @@ GPU_SYNC_ROUNDS = Kernel("gpu_sync", "rounds_kernel",
                          ("n", "source", "sink", "width", "beta", "budget", "max_rounds",
                           *_SYNC_STATE), persistent=True)
 
+_GRAPH = ("first", "head", "rev")
+
+STABILIZING_LABELS = Kernel("self_stabilizing", "labels_kernel",
+                            ("n", "source", "round_number", *_GRAPH, "res", "label",
+                             "next_label", "busy"))
+STABILIZING_GUARDS = Kernel("self_stabilizing", "guards_kernel",
+                            ("n", "source", "sink", "round_number", *_GRAPH, "cap", "res",
+                             "label", "demand", "guard", "busy"))
+STABILIZING_MOVES = Kernel("self_stabilizing", "moves_kernel",
+                           ("n", "sink", "round_number", *_GRAPH, "cap", "res", "label",
+                            "demand", "guard", "stats"))
+
 KERNELS = (PUSH_RELABEL, SINGLE_LOOP, CANCEL_VIOLATIONS, RESET_LABELS, BFS_LEVEL,
-           GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS)
+           GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS, STABILIZING_LABELS, STABILIZING_GUARDS,
+           STABILIZING_MOVES)
