@@ -8,12 +8,11 @@
 // - moves_kernel: every vertex whose guard holds and whose key beats every neighbour whose
 //   guard holds runs that action, one arc at a time while it holds: S2 Reduce_InFlow
 //   (Algorithm 7), S3 pull along supplier arcs, S4 Reduce_OutFlow (Algorithm 8). No two
-//   neighbours move in one round, so a
-//   move reads and writes arcs no other move touches: no atomics, and the round is a
-//   serial execution of its moves (a central daemon's), as Ghosh et al. assume.
+//   neighbours move in one round, so a move reads and writes arcs no other move touches:
+//   no atomics, and the round is a serial execution of its moves (a central daemon's).
 // A round with no label change and no guard is a fixpoint: a maximum flow. The argument and
 // the choices where the seed is silent: maxflow_cli/solvers/self_stabilizing.py.
-// Numba twin: self_stabilizing_cpu.py (the same rounds on CPU threads, the same arrays).
+// Numba twin: self_stabilizing_cpu.py (the same rounds, vertex after vertex, same arrays).
 
 #define BLOCK 256
 #define BATCH 32        // rounds the host launches between two looks at `busy`

@@ -104,8 +104,10 @@ def _certified(network):
 
 def test_cycles_parallel_arcs_self_loops_and_unreachable_vertices_end_at_the_maximum():
     big = 2**62
-    # a saturated 2-cycle of huge arcs with a unit surplus: S2 and S4 must leave through the
-    # small arcs, not chase the unit round the cycle
+    # a saturated 2-cycle of huge arcs and a surplus of 4 at vertex 1: Reduce_InFlow must
+    # return it to the source (the least inflow), not send it round the cycle 2^60 times
+    assert _certified(Network.from_arcs(4, 0, 3, [(0, 1, 5), (1, 2, big), (2, 1, big),
+                                                  (1, 3, 1)])).counters["rounds"] < 10
     _certified(Network.from_arcs(4, 0, 3, [(0, 1, 5), (1, 2, big), (2, 1, big), (2, 3, 4),
                                            (1, 3, 1)]))
     # cut off from the source: a cycle feeding the sink must be emptied by S4

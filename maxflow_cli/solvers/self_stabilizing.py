@@ -1,5 +1,6 @@
-"""`self-stabilizing`: da Silva's CUDA max flow after Ghosh, Gupta & Pemmaraju 1995, as Alvino
-2015 surveys it (§3.2.2, Algorithms 7-8), kernels in kernels/self_stabilizing.cu.
+"""`self-stabilizing`: da Silva's CUDA max flow after Ghosh, Gupta & Pemmaraju 1995 (journal
+version 1997), as Alvino 2015 surveys it (§3.2.2, Algorithms 7-8); kernels in
+kernels/self_stabilizing.cu.
 
 A processor per vertex; every arc starts saturated; each vertex publishes its label h(u) (its
 distance from the source in the residual graph, n when out of reach) and its demand(u) =
@@ -19,14 +20,16 @@ networks with cycles as a conjecture, so no choice below is forced by a proof we
   flows two processors share, by amounts read from demands a neighbour's move would change;
   so in a round only the enabled vertices whose pseudo-random key beats every enabled
   neighbour's move. Such a round is a serial (central daemon) execution, which keeps every
-  arc within 0..capacity without atomics; the keys change every round, so every vertex that
-  stays enabled moves with probability at least 1/(degree+1) per round (fairness).
+  arc within 0..capacity without atomics; the keys are a hash of (vertex, round), so a vertex
+  that stays enabled moves in about one round in degree+1 (fairness).
 - A move repeats u's action, one arc at a time (as Algorithms 7-8 change one arc), while its
   guard holds at u: the daemon choosing u again while its neighbours stand still.
 - Reduce_InFlow and Reduce_OutFlow take the arc carrying the least positive flow into
   (out of) the vertex, the first of equals: the seed allows any; this empties arcs in the
   fewest moves and lets a small surplus leave a saturated cycle through its cheapest arc
-  rather than chase itself around the cycle once per unit.
+  rather than chase itself around the cycle once per unit. (The largest flow took 5x fewer
+  rounds on a small genrmf, but on s->u (5), u<->k (2^62 each way), u->t (1) it sends u's
+  surplus of 4 round the cycle, 2^60 laps; a test keeps that network.)
 - "the supplier that appears nearest the source": a supplier v with h(v) = h(u) - 1 as
   published, the first in u's arc order (all such are equally near).
 - demand(t) = infinity: the sink pulls a supplier arc's whole residual; it never runs S2 or
@@ -36,7 +39,8 @@ cycles, parallel arcs, self-loops and unreachable vertices.
 
 Cost: every round scans every arc three times whatever the work left, and flow moves one
 vertex in a neighbourhood per round, so rounds grow with path lengths and degrees;
-it is far slower than the push-relabel solvers, kept for the seed's record.
+it is orders of magnitude slower than the push-relabel solvers (README: H100 timings),
+kept for the seed's record.
 """
 
 import time
