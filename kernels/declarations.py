@@ -19,7 +19,7 @@ POINTERS = frozenset({"first", "head", "rev", "res", "excess", "label", "counts"
                       "stats", "tail", "length", "sources", "targets", "dist", "tree", "order",
                       "pool_path", "pool_len", "pool_key", "pool_dev", "pool_state", "found",
                       "group_dist", "group_mark", "out_path", "out_len", "out_key",
-                      "out_count"})
+                      "out_count", "cap", "next_label", "demand", "guard", "busy"})
 INT64 = frozenset({"budget"})
 
 
@@ -80,5 +80,18 @@ _KSP = ("n", "k", "pairs", "groups", "first", "tail", "head", "length", "sources
 KSP_MPS = Kernel("ksp", "mps_kernel", _KSP)
 KSP_YEN = Kernel("ksp", "yen_kernel", _KSP)
 
+_GRAPH = ("first", "head", "rev")
+
+STABILIZING_LABELS = Kernel("self_stabilizing", "labels_kernel",
+                            ("n", "source", "round_number", *_GRAPH, "res", "label",
+                             "next_label", "busy"))
+STABILIZING_GUARDS = Kernel("self_stabilizing", "guards_kernel",
+                            ("n", "source", "sink", "round_number", *_GRAPH, "cap", "res",
+                             "label", "demand", "guard", "busy"))
+STABILIZING_MOVES = Kernel("self_stabilizing", "moves_kernel",
+                           ("n", "sink", "round_number", *_GRAPH, "cap", "res", "label",
+                            "demand", "guard", "stats"))
+
 KERNELS = (PUSH_RELABEL, SINGLE_LOOP, CANCEL_VIOLATIONS, RESET_LABELS, BFS_LEVEL,
-           GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS, KSP_MPS, KSP_YEN)
+           GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS, KSP_MPS, KSP_YEN, STABILIZING_LABELS,
+           STABILIZING_GUARDS, STABILIZING_MOVES)

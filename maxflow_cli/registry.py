@@ -102,7 +102,8 @@ class SolverSpec:
 
 # The modules of maxflow_cli/solvers/, each registering its solvers; a new solver adds its
 # module's name here.
-SOLVER_MODULES = ("hipr", "cuda", "gpu_bfs", "gpu_sync", "hybrid", "lockfree", "openmp_cuda")
+SOLVER_MODULES = ("hipr", "cuda", "gpu_bfs", "gpu_sync", "hybrid", "lockfree", "openmp_cuda",
+                  "self_stabilizing")
 
 _REGISTRY: dict[str, SolverSpec] = {}
 _loaded = False
