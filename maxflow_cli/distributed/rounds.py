@@ -12,9 +12,10 @@ copies of the neighbouring ranks' vertices. A round is:
    round and the label of the own endpoint. The receiver refreshes its ghost labels and
    accepts a push u->v of a neighbour iff d(v) <= d(u) + 1 with both ranks' labels as they
    are now; otherwise it refuses it, and a second Alltoallv sends the refused flow back to u.
-3. An Allreduce of the active vertices (label below n, positive excess) and of the relabel
-   work: none left ends stage 1; after hi_pr's amount of work (work * frequency > alpha * n +
-   m) the next round starts with a global relabel.
+3. An Allreduce of the active vertices (label below n, positive excess) and of the ranks whose
+   discharge stopped where hi_pr would run a global update (work * frequency > alpha * n + m,
+   n and m the part's): none active ends stage 1; a stopped rank makes the next round start
+   with a global relabel.
 
 Why labels stay valid (d(x) <= d(y) + 1 on every residual arc x->y, d(sink) = 0), the
 invariant that makes the result a maximum preflow. We chose synchronous rounds because
@@ -52,7 +53,13 @@ import resource
 import numba
 import numpy as np
 
-from maxflow_cli.pushrelabel.highest_label import COUNTER_NAMES, RELABELS, WORK, hipr_stage_one
+from maxflow_cli.pushrelabel.highest_label import (
+    COUNTER_NAMES,
+    RELABELS,
+    STOPPED_AT_GLOBAL_UPDATE,
+    WORK,
+    hipr_stage_one,
+)
 from maxflow_cli.pushrelabel.relabel import saturate_source_arcs
 
 from .partition import Part
@@ -182,31 +189,28 @@ class RankSolver:
                                  part.source)
             self.excess[part.owned:] = 0
         settled = part.cap[border.arc]
-        frequency = self.params["global_update_frequency"]
-        threshold = self.params["alpha"] * part.n + part.m
-        work_at_relabel = 0
         relabel_due = True
         while True:
             if relabel_due:
                 self.global_relabel()
-            self.discharge()
+            stopped = self.discharge()
             settled = self.exchange(settled)
             holds = (self.excess[:part.owned] > 0) & (self.label[:part.owned] < part.n)
             if part.sink >= 0:
                 holds[part.sink] = False
-            active = np.count_nonzero(holds)
-            totals = self.comm.allreduce(np.array([active, self.counters[WORK]], np.int64))
+            totals = self.comm.allreduce(np.array([np.count_nonzero(holds), stopped], np.int64))
             self.rounds += 1
             self.trace.append({"round": self.rounds, "active": int(totals[0]),
                                "global_relabel": bool(relabel_due)})
             if totals[0] == 0:
                 return
-            relabel_due = frequency > 0 and (totals[1] - work_at_relabel) * frequency > threshold
-            if relabel_due:
-                work_at_relabel = totals[1]
+            relabel_due = totals[1] > 0
 
-    def discharge(self) -> None:
-        """Step 1: hi_pr's core on the part, ghosts as sinks at their last known labels."""
+    def discharge(self) -> bool:
+        """Step 1: hi_pr's core on the part, ghosts as sinks at their last known labels, until
+        no own vertex is active or hi_pr would run a global update (True then: the next round
+        starts with a global relabel). A single rank holds the whole graph: hi_pr runs as
+        it is, with its gaps and global updates, in one round."""
         part = self.part
         n = part.n
         live = self.label[self.label < n]
@@ -219,12 +223,15 @@ class RankSolver:
         excess[part.owned:part.size] = GHOST_EXCESS
         source = part.source if part.source >= 0 else size
         sink = part.sink if part.sink >= 0 else size
-        hipr_stage_one(self.first[:size + 1], part.head, part.rev, self.res, excess,
-                       local_label, source, sink, 0.0, self.params["alpha"],
-                       self.params["beta"], False, self.counters, False, False)
+        whole = self.comm.size == 1
+        status = hipr_stage_one(self.first[:size + 1], part.head, part.rev, self.res, excess,
+                                local_label, source, sink,
+                                self.params["global_update_frequency"], self.params["alpha"],
+                                self.params["beta"], not whole, self.counters, False, whole)
         excess[part.owned:part.size] = 0
         own = self.label[:part.owned]
         np.maximum(own, local_label[:part.owned], out=own)
+        return status == STOPPED_AT_GLOBAL_UPDATE
 
     def _pad(self, size: int) -> None:
         """Grow the local arrays to `size` vertices (isolated padding past the part)."""
