@@ -12,10 +12,13 @@ copies of the neighbouring ranks' vertices. A round is:
    round and the label of the own endpoint. The receiver refreshes its ghost labels and
    accepts a push u->v of a neighbour iff d(v) <= d(u) + 1 with both ranks' labels as they
    are now; otherwise it refuses it, and a second Alltoallv sends the refused flow back to u.
-3. An Allreduce of the active vertices (label below n, positive excess) and of the ranks whose
-   discharge stopped where hi_pr would run a global update (work * frequency > alpha * n + m,
-   n and m the part's): none active ends stage 1; a stopped rank makes the next round start
-   with a global relabel.
+3. An Allreduce of the active vertices (label below n, positive excess) and of the ranks that
+   want a global relabel: none active ends stage 1; the next round starts with a global
+   relabel where a rank's discharge stopped where hi_pr would run a global update (work *
+   frequency > alpha * n + m, n and m the part's), or where the rounds since the last global
+   relabel took longer than it did. The second rule bounds the rounds that stale labels waste
+   (excess that can no longer reach the sink climbs a level or two a round towards n, flow
+   goes back and forth across a border) to about the cost of one global relabel.
 
 Why labels stay valid (d(x) <= d(y) + 1 on every residual arc x->y, d(sink) = 0), the
 invariant that makes the result a maximum preflow. We chose synchronous rounds because
@@ -49,6 +52,7 @@ iterations number about the times a shortest path crosses a border, not the leve
 """
 
 import resource
+import time
 
 import numba
 import numpy as np
@@ -192,13 +196,17 @@ class RankSolver:
         relabel_due = True
         while True:
             if relabel_due:
+                started = time.perf_counter()
                 self.global_relabel()
+                relabelled = time.perf_counter()
+                relabel_seconds = relabelled - started
             stopped = self.discharge()
             settled = self.exchange(settled)
             holds = (self.excess[:part.owned] > 0) & (self.label[:part.owned] < part.n)
             if part.sink >= 0:
                 holds[part.sink] = False
-            totals = self.comm.allreduce(np.array([np.count_nonzero(holds), stopped], np.int64))
+            due = stopped or time.perf_counter() - relabelled > relabel_seconds
+            totals = self.comm.allreduce(np.array([np.count_nonzero(holds), due], np.int64))
             self.rounds += 1
             self.trace.append({"round": self.rounds, "active": int(totals[0]),
                                "global_relabel": bool(relabel_due)})
