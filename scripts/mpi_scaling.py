@@ -15,7 +15,8 @@ import argparse
 import time
 
 from maxflow_cli import generators
-from maxflow_cli.distributed.launch import run_on_ranks
+from maxflow_cli.distributed.launch import run_on_ranks, warm_up
+from maxflow_cli.errors import RanksFailed
 from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
 
@@ -29,11 +30,13 @@ def main() -> None:
     parser.add_argument("--partitions", default="ranges")
     parser.add_argument("--seconds", type=float, default=float("inf"))
     parser.add_argument("--hipr", action="store_true")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds per launch")
     args = parser.parse_args()
     started = time.monotonic()
     hipr = get_solver("hipr")
     options = hipr.resolve(SolveOptions(False))
     hipr.prepare(options)
+    warm_up(PARAMS | {"ranks": 1, "partition": "ranges"})  # Numba's cache, before the ranks
     print("instance | partition | ranks | stage 1 (s) | rounds | global relabels | BFS "
           "iterations | bytes | messages | refused | peak MB rank 0 | peak MB other", flush=True)
     for name in args.presets:
@@ -53,7 +56,12 @@ def main() -> None:
                     print(f"{name} | {partition} | {ranks} | skipped: out of time", flush=True)
                     continue
                 params = PARAMS | {"ranks": ranks, "partition": partition}
-                _, excess, times, counters, _ = run_on_ranks([network], params, ranks)[0]
+                try:
+                    _, excess, times, counters, _ = run_on_ranks([network], params, ranks,
+                                                                 args.timeout)[0]
+                except RanksFailed as error:
+                    print(f"{name} | {partition} | {ranks} | {error}", flush=True)
+                    continue
                 values.add(int(excess[network.sink]))
                 print(f"{name} | {partition} | {ranks} | {times['stage1']:.2f} | "
                       f"{counters['rounds']} | {counters['global_relabels']} | "

@@ -162,6 +162,10 @@ def main(folder: str, count: int) -> None:
 
     comm = MPI.COMM_WORLD
     params = json.loads(Path(folder, "params.json").read_text())
+    if comm.size != params["ranks"]:  # each process came up alone: another MPI's mpiexec
+        print(f"maxflow: error: mpi4py's MPI ({MPI.Get_library_version().split()[0]}) is "
+              f"not the one of {mpiexec()}", file=sys.stderr, flush=True)
+        sys.exit(1)
     warm_up(params)
     if comm.rank != 0:
         follow(comm)
