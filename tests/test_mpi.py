@@ -34,7 +34,7 @@ pytest.importorskip("mpi4py", reason="the mpi extra is not installed")
 LAUNCH_TIMEOUT = 600
 INSTANCES = known_instances()
 PARAMS = {"global_update_frequency": 0.5, "alpha": 6, "beta": 12}
-MAXFLOW = [sys.executable, "-m", "maxflow_cli"]
+MAXFLOW = [str(Path(sys.executable).with_name("maxflow"))]  # the installed command
 
 
 def params(ranks, partition):

@@ -111,11 +111,22 @@ def mpiexec() -> str:
     return found
 
 
+def _end(job: subprocess.Popen) -> None:
+    """End a job: SIGTERM first, which mpiexec passes on to every rank (each runs in a
+    session of its own), then SIGKILL if it is still there after 10 s."""
+    os.killpg(job.pid, signal.SIGTERM)
+    try:
+        job.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(job.pid, signal.SIGKILL)
+        job.communicate()
+
+
 def run_on_ranks(networks: list[Network], params: dict, ranks: int,
                  timeout: float | None = None) -> list[tuple]:
     """Solve every network on `ranks` fresh MPI processes (one mpiexec for all of them);
     lead()'s tuple for each. RanksFailed with the job's last error line where it fails or
-    outlasts `timeout` seconds (the whole process group is killed then)."""
+    outlasts `timeout` seconds (the job is ended then)."""
     with tempfile.TemporaryDirectory(prefix="maxflow-mpi-") as folder:
         for index, network in enumerate(networks):
             np.savez(Path(folder, f"{index}.npz"), n=network.n, source=network.source,
@@ -124,13 +135,13 @@ def run_on_ranks(networks: list[Network], params: dict, ranks: int,
         Path(folder, "params.json").write_text(json.dumps(params))
         command = [mpiexec(), "-n", str(ranks), sys.executable, "-m",
                    "maxflow_cli.distributed.launch", folder, str(len(networks))]
+        # cwd: not a source checkout, whose maxflow_cli would shadow the installed one
         job = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)
+                               text=True, start_new_session=True, cwd=folder)
         try:
             _, errors = job.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(job.pid, signal.SIGKILL)
-            job.communicate()
+            _end(job)
             raise RanksFailed(f"mpi: {ranks} ranks did not finish within {timeout:g} s") \
                 from None
         if job.returncode != 0:
