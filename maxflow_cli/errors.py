@@ -46,3 +46,9 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, signum: int):
         super().__init__(signum)
         self.signum = signum
+
+
+class RanksFailed(MaxflowError):
+    """The MPI ranks of the `mpi` solver failed or outlasted their time: exit code 1."""
+
+    exit_code = 1

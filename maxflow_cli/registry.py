@@ -78,6 +78,9 @@ class SolverSpec:
     devices: tuple[str, ...] = ("cpu",)
     unavailable: Callable[[SolveOptions], str | None] = lambda options: None
     default_device: Callable[[], str] | None = None  # None: the first of `devices`
+    # Solvers run on several processes (under mpiexec): on a process that is not the leader,
+    # follower(options) does that process's share and returns True; it then reports nothing.
+    follower: Callable[[SolveOptions], bool] | None = None
 
     def resolve(self, options: SolveOptions) -> SolveOptions:
         """Options with defaults filled in; refuses parameters and devices this solver lacks."""
@@ -103,7 +106,7 @@ class SolverSpec:
 # The modules of maxflow_cli/solvers/, each registering its solvers; a new solver adds its
 # module's name here.
 SOLVER_MODULES = ("hipr", "cuda", "gpu_bfs", "gpu_sync", "hybrid", "lockfree", "openmp_cuda",
-                  "self_stabilizing")
+                  "self_stabilizing", "mpi")
 
 _REGISTRY: dict[str, SolverSpec] = {}
 _loaded = False

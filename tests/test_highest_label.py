@@ -96,6 +96,22 @@ def test_hipr_with_alvino_parallel_gap_does_exactly_what_hi_pr_gap_does(path, ex
     assert int(excess[graph.sink]) == expected
 
 
+@pytest.mark.parametrize("path,expected", INSTANCES[4:12], ids=[p.name for p, _ in INSTANCES[4:12]])
+def test_hipr_without_gap_relabeling_relabels_no_gap_and_finds_the_same_value(path, expected):
+    """What the `mpi` solver's parts run: no gap is relabeled, the preflow is still maximum."""
+    graph = build_residual(read_network(str(path))[0])
+    res = graph.initial_residuals()
+    excess = np.zeros(graph.n, np.int64)
+    label = np.empty(graph.n, np.int32)
+    counters = np.zeros(len(COUNTER_NAMES), np.int64)
+    hipr_initialize(graph.first, graph.head, graph.rev, res, excess, label, graph.source,
+                    graph.sink)
+    hipr_stage_one(graph.first, graph.head, graph.rev, res, excess, label, graph.source,
+                   graph.sink, 0.5, 6, 12, False, counters, False, False)
+    assert counters[COUNTER_NAMES.index("gaps")] == 0
+    assert_certified(graph, SolveResult("hipr", int(excess[graph.sink]), res, False), expected)
+
+
 STAGE_ONE_IN_A_NEW_PROCESS = """
 import sys
 import numpy as np

@@ -69,6 +69,8 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     given = {name: value for name, value in solver_params.items() if value is not None}
     options = spec.resolve(SolveOptions(want_flow=flow_file is not None, device=device,
                                         params=given))
+    if spec.follower is not None and spec.follower(options):
+        return  # one of several processes (mpiexec): its share is done, the leader reports
     report_to_stderr = check_outputs({"--flow": flow_file, "--cut": cut_file,
                                       "--trace": trace_file}, inputs=[file])
     with compile_notice("the reader, the builder and the checker"):

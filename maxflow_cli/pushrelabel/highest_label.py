@@ -158,7 +158,7 @@ def _gap(empty, d_max, first_inactive, b_next, label, parallel_gap):
 @numba.njit(cache=True)
 def _stage_one(first, head, rev, res, excess, label, current, first_active, first_inactive,
                b_next, b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
-               counters, parallel_gap):
+               counters, parallel_gap, gap_relabeling):
     """hi_pr's stageOne(), with its discharge(), on unsigned views of the vertex and arc arrays
     (see hipr_stage_one).
 
@@ -224,7 +224,7 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
             label[i] = new_label
             current[i] = new_current
             d_max = max(d_max, new_label)
-            if first_active[d] == n and first_inactive[d] == n:
+            if gap_relabeling and first_active[d] == n and first_inactive[d] == n:
                 counters[GAPS] += 1
                 counters[GAP_VERTICES] += _gap(d, d_max, first_inactive, b_next, label,
                                                parallel_gap)
@@ -249,7 +249,7 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
 
 @numba.njit(cache=True)
 def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency, alpha, beta,
-                   stop_at_global_update, counters, parallel_gap=False):
+                   stop_at_global_update, counters, parallel_gap=False, gap_relabeling=True):
     """hi_pr's stageOne() main loop on the given valid preflow state.
 
     Starts from the labels it is given (buckets are rebuilt from them). Returns DONE when no
@@ -257,7 +257,9 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     `stop_at_global_update` is set and hi_pr would now run a global update (the hybrids take
     over there). `counters` accumulates (see COUNTER_NAMES). With `parallel_gap`, gaps are
     relabeled by Alvino's Algorithm 14 (the buckets above the gap in parallel), with the same
-    outcome as hi_pr's sequential gap.
+    outcome as hi_pr's sequential gap. Without `gap_relabeling`, no gap is relabeled: a part
+    of a network split over processes (the `mpi` solver) sees only some vertices of a level,
+    so an empty bucket there proves nothing.
 
     Vertex numbers, arc numbers and labels go in as unsigned views: Numba guards every access
     through a signed index against negative indices (a compare and a select on the length of
@@ -275,7 +277,7 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     return _stage_one(first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), res,
                       excess, label.view(np.uint32), current, first_active, first_inactive,
                       b_next, b_prev, source, sink, frequency, alpha, beta,
-                      stop_at_global_update, counters, parallel_gap)
+                      stop_at_global_update, counters, parallel_gap, gap_relabeling)
 
 
 @numba.njit(cache=True)

@@ -1,0 +1,1 @@
+"""Push-relabel over MPI ranks (the `mpi` solver): partition, each rank's rounds, the launcher."""
