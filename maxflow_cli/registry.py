@@ -81,6 +81,9 @@ class SolverSpec:
     # Solvers run on several processes (under mpiexec): on a process that is not the leader,
     # follower(options) does that process's share and returns True; it then reports nothing.
     follower: Callable[[SolveOptions], bool] | None = None
+    # False for solvers that `maxflow bench` runs only when named: kept for the record, or
+    # without their parameters the same work as another solver.
+    in_default_bench: bool = True
 
     def resolve(self, options: SolveOptions) -> SolveOptions:
         """Options with defaults filled in; refuses parameters and devices this solver lacks."""
@@ -176,19 +179,19 @@ HIPR_PARAMETERS = (
 
 def register_compiled(name: str, summary: str, citation: str, solve,
                       parameters: tuple[Parameter, ...], **devices) -> None:
-    """Register a solver whose prepare step compiles it on a tiny graph; `devices` are
-    SolverSpec's device fields, for solvers that also run elsewhere than on the CPU."""
+    """Register a solver whose prepare step compiles it on a tiny graph; `devices` are further
+    SolverSpec fields (its devices, for solvers that also run elsewhere than on the CPU)."""
     register(SolverSpec(name, summary, citation, solve,
                         prepare=lambda options: compile_on_tiny_graph(solve, options),
                         parameters=parameters, **devices))
 
 
 def register_with_kernels(name: str, summary: str, citation: str, solve,
-                          parameters: tuple[Parameter, ...]) -> None:
+                          parameters: tuple[Parameter, ...], **more) -> None:
     """Register a solver whose kernels run on the GPU (the default where one can) or, with
-    --device cpu, as their Numba twins."""
+    --device cpu, as their Numba twins; `more` are further SolverSpec fields."""
     register_compiled(name, summary, citation, solve, parameters, devices=("gpu", "cpu"),
-                      unavailable=device_unavailable, default_device=default_device)
+                      unavailable=device_unavailable, default_device=default_device, **more)
 
 
 def cycles_parameter(name: str, default: int, help: str) -> Parameter:

@@ -51,8 +51,11 @@ def test_solvers_run_by_default_only_on_their_own_device(register):
                         solve_hipr, prepare=lambda options: 0.0, parameters=HIPR_PARAMETERS,
                         devices=("gpu", "cpu"),
                         unavailable=lambda options: "no GPU" if options.device == "gpu" else None))
+    register(SolverSpec("named-only", "a solver for the record", "tests", solve_hipr,
+                        prepare=lambda options: 0.0, in_default_bench=False))
     names = default_solvers()
-    assert "hipr" in names and "gpu-only" not in names
+    assert "hipr" in names and "gpu-only" not in names and "named-only" not in names
+    assert "self-stabilizing" not in names and "mpi" not in names
     assert [c.label for c in choose_solvers("gpu-only@cpu", "hipr", False)] == ["hipr",
                                                                                 "gpu-only@cpu"]
     with pytest.raises(SolverUnavailable, match="no GPU"):

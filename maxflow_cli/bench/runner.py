@@ -88,9 +88,12 @@ class Choice:
 
 def default_solvers() -> list[str]:
     """Every registered solver that can run here on its own device (the first it lists: the GPU
-    for GPU solvers). Their CPU twins are slow study tools, run only when asked: ``cuda@cpu``."""
+    for GPU solvers). Their CPU twins are slow study tools, run only when asked: ``cuda@cpu``;
+    so are the solvers registered with ``in_default_bench=False``."""
     available = []
     for name, spec in solvers().items():
+        if not spec.in_default_bench:
+            continue
         try:
             spec.resolve(SolveOptions(device=spec.devices[0]))
         except SolverUnavailable:

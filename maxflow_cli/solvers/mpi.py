@@ -82,4 +82,4 @@ register(SolverSpec(
     "Pogoriliy & Kuzmin (vertex ranges over MPI); Alvino 2015 §3.4 (BFS regions, hipr inside)",
     solve_mpi, prepare=lambda options: warm_up(options.params),
     parameters=MPI_PARAMETERS + HIPR_PARAMETERS, unavailable=_unavailable,
-    follower=follow_leader))
+    follower=follow_leader, in_default_bench=False))

@@ -95,4 +95,4 @@ register_with_kernels(
         cycles_parameter("max_rounds", 1 << 24,
                          "self-stabilizing: rounds (three kernel launches each) after which "
                          "it stops with an error"),
-    ))
+    ), in_default_bench=False)
