@@ -281,3 +281,21 @@ def test_external_programs_are_timed_checked_and_their_failures_are_rows(tmp_pat
             cells["hi_pr"]["samples"]) == ("external", "stage1", [0.01] * 2)
     assert cells["hi_pr"]["wall_samples"][0] > 0.01 and cells["plain"]["timed"] == "wall"
     assert cells["broken"]["median"] is None and "status 3" in cells["broken"]["failure"]
+
+
+SIX_HIPR = "hipr,hipr:alpha=5,hipr:alpha=7,hipr:beta=10,hipr:beta=14,hipr:alpha=8"
+
+
+@pytest.mark.parametrize("columns", [None, "80"])
+def test_six_configurations_print_every_column_whole_in_a_pipe_or_a_narrow_terminal(columns):
+    """Off a terminal (CliRunner's output is not one) the table is one piece however wide; at a
+    terminal width of 80 (COLUMNS) it comes in parts; never a figure cut to '…'."""
+    result = CliRunner().invoke(main, ["bench", TINY, *FAST, "--solvers",
+                                       SIX_HIPR], env={"COLUMNS": columns})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    for label in SIX_HIPR.split(","):
+        assert f"{label} (s)" in result.output
+    assert ("(continued)" in result.output) == (columns == "80")
+    if columns:
+        assert max(map(len, result.output.splitlines())) <= 80
