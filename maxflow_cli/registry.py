@@ -208,6 +208,8 @@ def block_size_parameter(default: int) -> Parameter:
 
 
 THREADS_PARAMETER = Parameter(
-    "threads", int, numba.config.NUMBA_NUM_THREADS,
-    "CPU threads for the parallel loops (lockfree, hybrid, openmp-cuda); default: all cores "
-    "(NUMBA_NUM_THREADS, also the most)", minimum=1, maximum=numba.config.NUMBA_NUM_THREADS)
+    "threads", int, 0,
+    "CPU threads for the parallel loops (lockfree, hybrid, openmp-cuda), at most "
+    "NUMBA_NUM_THREADS; 0: the cores free when the solve starts (those this process may use "
+    "less the threads other processes keep running)", minimum=0,
+    maximum=numba.config.NUMBA_NUM_THREADS)

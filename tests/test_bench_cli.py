@@ -224,7 +224,7 @@ def test_configurations_are_labelled_and_record_device_and_parameters(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (("--solvers", "hipr,,lockfree"), "--solvers 'hipr,,lockfree': an empty item"),
     (("--solvers", "hipr:alpha=1,alpha=2"), "'alpha' is given twice"),
-    (("--solvers", "lockfree:threads=0"), "--threads 0: must be in 1.."),
+    (("--solvers", "lockfree:threads=-1"), "--threads -1: must be in 0.."),
     (("--solvers", "hipr:speed=9"), "solver 'hipr' has no parameter 'speed'"),
     (("--baseline", "hipr,lockfree"), "--baseline 'hipr,lockfree': one configuration, not 2"),
     (("--seeds", "2"), "--seeds needs --suite"),
