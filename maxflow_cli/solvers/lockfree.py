@@ -113,7 +113,8 @@ def lockfree_passes(first, head, rev, res, excess, label, sink, lists, ends, siz
     sync = np.zeros(4, np.int64)
     found = np.zeros(3 * threads, np.int64)  # frontier sizes, their degrees, work done
     tallies = np.zeros((threads, 8), np.int64)  # a cache line each
-    for t in prange(threads):
+    for worker in prange(threads):
+        t = np.int64(worker)  # see parallel_relabel's note on prange indices
         if not gather(sync, threads):
             continue
         tally = tallies[t]
