@@ -81,7 +81,7 @@ def _arcs(a, b, c1, c2, seed):
     frame_cap = c2 * a2
     perm = np.arange(a2 + 1)  # perm[1..a^2], never reset between frames
     state = drand48_seed(seed)
-    k = 0
+    k = np.int64(0)  # not a literal, which would compile _arc once more
     for z in range(1, b + 1):
         if z < b:
             for i in range(1, a2):

@@ -68,7 +68,7 @@ def _arcs(rows, levels, cap, seed):
             3 * cap,
         )
     ring = glibc_seed(2 * abs(seed) + 1)
-    draws = 0
+    draws = np.int64(0)  # not a literal, which would compile glibc_next once more
     chosen = np.empty(3, np.int64)
     k = rows
     for i in range(levels - 1):

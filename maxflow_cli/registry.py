@@ -158,11 +158,12 @@ def parameter_defaults(name: str) -> str:
 
 def compile_on_tiny_graph(solve, options: SolveOptions) -> float:
     """Run `solve` on a 4-vertex network so that every Numba function it uses is compiled (or
-    loaded from the disk cache); return the seconds that took."""
+    loaded from the disk cache); return the seconds that took. Stage 2 only when the options
+    want a flow: a first run without one does not compile it."""
     tiny = Network.from_arcs(4, 0, 3, [(0, 1, 3), (1, 2, 2), (2, 1, 1), (1, 3, 1), (2, 3, 5),
                                        (0, 2, 1)])
     started = time.perf_counter()
-    solve(build_residual(tiny), SolveOptions(True, options.device, options.params))
+    solve(build_residual(tiny), options)
     return time.perf_counter() - started
 
 
@@ -215,6 +216,8 @@ def block_size_parameter(default: int) -> Parameter:
 
 
 THREADS_PARAMETER = Parameter(
-    "threads", int, numba.config.NUMBA_NUM_THREADS,
-    "CPU threads for the parallel loops (lockfree, hybrid, openmp-cuda); default: all cores "
-    "(NUMBA_NUM_THREADS, also the most)", minimum=1, maximum=numba.config.NUMBA_NUM_THREADS)
+    "threads", int, 0,
+    "CPU threads for the parallel loops (lockfree, hybrid, openmp-cuda), at most "
+    "NUMBA_NUM_THREADS; 0: the cores free when the solve starts (those this process may use "
+    "less the threads other processes keep running)", minimum=0,
+    maximum=numba.config.NUMBA_NUM_THREADS)

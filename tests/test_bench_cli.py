@@ -224,7 +224,7 @@ def test_configurations_are_labelled_and_record_device_and_parameters(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (("--solvers", "hipr,,lockfree"), "--solvers 'hipr,,lockfree': an empty item"),
     (("--solvers", "hipr:alpha=1,alpha=2"), "'alpha' is given twice"),
-    (("--solvers", "lockfree:threads=0"), "--threads 0: must be in 1.."),
+    (("--solvers", "lockfree:threads=-1"), "--threads -1: must be in 0.."),
     (("--solvers", "hipr:speed=9"), "solver 'hipr' has no parameter 'speed'"),
     (("--baseline", "hipr,lockfree"), "--baseline 'hipr,lockfree': one configuration, not 2"),
     (("--seeds", "2"), "--seeds needs --suite"),
@@ -281,3 +281,21 @@ def test_external_programs_are_timed_checked_and_their_failures_are_rows(tmp_pat
             cells["hi_pr"]["samples"]) == ("external", "stage1", [0.01] * 2)
     assert cells["hi_pr"]["wall_samples"][0] > 0.01 and cells["plain"]["timed"] == "wall"
     assert cells["broken"]["median"] is None and "status 3" in cells["broken"]["failure"]
+
+
+SIX_HIPR = "hipr,hipr:alpha=5,hipr:alpha=7,hipr:beta=10,hipr:beta=14,hipr:alpha=8"
+
+
+@pytest.mark.parametrize("columns", [None, "80"])
+def test_six_configurations_print_every_column_whole_in_a_pipe_or_a_narrow_terminal(columns):
+    """Off a terminal (CliRunner's output is not one) the table is one piece however wide; at a
+    terminal width of 80 (COLUMNS) it comes in parts; never a figure cut to '…'."""
+    result = CliRunner().invoke(main, ["bench", TINY, *FAST, "--solvers",
+                                       SIX_HIPR], env={"COLUMNS": columns})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    for label in SIX_HIPR.split(","):
+        assert f"{label} (s)" in result.output
+    assert ("(continued)" in result.output) == (columns == "80")
+    if columns:
+        assert max(map(len, result.output.splitlines())) <= 80

@@ -104,3 +104,37 @@ def test_plot_without_matplotlib_says_how_to_get_it(monkeypatch):
 def test_a_plot_is_refused_unless_its_file_is_a_png():
     with pytest.raises(ParameterError, match=r"--plot x.txt: the plot is a PNG image"):
         report.require_plot("x.txt")
+
+
+SIX = ["hipr", "lockfree", "lockfree:threads=1", "openmp-cuda", "gpu-bfs", "gpu-sync"]
+
+
+def six_solver_run() -> BenchRun:
+    """Six configurations on two seeds of one size, each solver a time with several digits."""
+    run = BenchRun(Settings(), SIX, dict.fromkeys(SIX, 1.0), dict.fromkeys(SIX, {"kind": "solver"}))
+    for instance in parse_instance("washington-rlg-long-1024x1536:seed=1..2"):
+        run.instances.append(InstanceRecord(instance, 1572866, 4717568, 0.01, 0.02, [],
+                                            cut_capacity=7))
+        for rank, solver in enumerate(SIX, 1):
+            run.cells.append(made_up_cell(instance.name, solver, [1.91912 * rank] * 5))
+    return run
+
+
+def test_a_terminal_narrower_than_the_table_gets_it_in_parts_of_whole_columns():
+    stream = io.StringIO()
+    report.print_run(Console(file=stream, width=80), six_solver_run())
+    text = stream.getvalue()
+    assert "…" not in text and max(map(len, text.splitlines())) <= 80
+    for solver in SIX:
+        assert f"{solver} (s)" in text
+    for solver in SIX[1:]:
+        assert f"speedup {solver}" in text
+    assert "11.51 ±0.0%" in text and "0.167x" in text  # gpu-sync's time and speedup, whole
+    assert text.count("washington-rlg-long-1024x1536 ") == text.count("(continued)") + 1
+
+
+def test_a_table_that_fits_stays_one_piece():
+    console = Console(file=io.StringIO(), width=250)
+    table = report._family_table("genrmf-wide", report.rows(made_up_run())["genrmf-wide"],
+                                 made_up_run(), {})
+    assert report.fitted(console, table) == [table]

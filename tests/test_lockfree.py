@@ -1,12 +1,14 @@
 """`lockfree` (Hong 2008, in Alvino 2015 Algorithm 1) beside hipr, at several thread counts;
 test_solvers.py runs it on the fixtures and against the oracle."""
 
+
 import numba
 import pytest
 
 from maxflow_cli import generators
 from maxflow_cli.check import check_answer
 from maxflow_cli.errors import ParameterError
+from maxflow_cli.pushrelabel import parallel_relabel
 from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
 
@@ -49,3 +51,14 @@ def test_threads_beyond_the_cores_are_refused():
     graph = build_residual(generators.make("genrmf", seed=2, a=3, b=3, c1=1, c2=10))
     with pytest.raises(ParameterError, match="--threads"):
         _solve("lockfree", graph, threads=THREADS + 1)
+
+
+def test_by_default_a_busy_machine_gets_one_thread_and_a_quiet_one_every_free_core(monkeypatch):
+    """Threads that outnumber the free cores wait out time slices at every barrier: the default
+    team is the cores other processes leave free when the solve starts."""
+    graph = build_residual(generators.make("genrmf", seed=2, a=4, b=6, c1=1, c2=100))
+    expected = _solve("hipr", graph).flow_value
+    for elsewhere, threads in ((10**6, 1), (0, min(THREADS, parallel_relabel.ALLOWED_CPUS))):
+        monkeypatch.setattr(parallel_relabel, "runnable_elsewhere", lambda: elsewhere)
+        result = _solve("lockfree", graph)
+        assert (result.flow_value, result.counters["threads"]) == (expected, threads)

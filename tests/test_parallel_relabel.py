@@ -16,6 +16,7 @@ from test_solvers import networks
 from maxflow_cli import generators
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.network import Network
+from maxflow_cli.pushrelabel import parallel_relabel
 from maxflow_cli.pushrelabel.parallel_relabel import (
     ABORTED,
     LONG_LIST,
@@ -258,9 +259,9 @@ def test_parallel_gap_lifts_every_bucket_above_the_empty_one():
 
 
 @pytest.mark.parametrize("solver", ["lockfree", "openmp-cuda"])
-@pytest.mark.parametrize("threads", [0, THREADS + 1])
+@pytest.mark.parametrize("threads", [-1, THREADS + 1])
 def test_threads_out_of_range_are_refused(solver, threads):
-    with pytest.raises(ParameterError, match=f"--threads {threads}: must be in 1..{THREADS}"):
+    with pytest.raises(ParameterError, match=f"--threads {threads}: must be in 0..{THREADS}"):
         get_solver(solver).resolve(SolveOptions(device="cpu", params={"threads": threads}))
 
 
@@ -268,3 +269,13 @@ def test_threads_in_use_sets_and_restores_the_count():
     with threads_in_use(1):
         assert numba.get_num_threads() == 1
     assert numba.get_num_threads() == THREADS
+
+
+def test_the_default_team_is_the_cores_free_now(monkeypatch):
+    allowed = min(numba.config.NUMBA_NUM_THREADS, parallel_relabel.ALLOWED_CPUS)
+    for elsewhere, expected in ((0, allowed), (allowed - 1, 1), (10**6, 1)):
+        monkeypatch.setattr(parallel_relabel, "runnable_elsewhere", lambda: elsewhere)
+        with threads_in_use(0) as threads:
+            assert threads == numba.get_num_threads() == expected
+    with threads_in_use(1) as threads:  # asked for: kept, however busy the machine
+        assert threads == 1

@@ -8,12 +8,15 @@ column is a solver configuration or an external program; an external program's t
 its own stage 1 (``cut tm``) where it prints one, its wall time (``wall``) otherwise.
 """
 
+import copy
+import dataclasses
 import math
 import os
 from dataclasses import dataclass
 
 from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from maxflow_cli.bench.published import PublishedRow
@@ -78,6 +81,39 @@ def console_for(stream) -> Console:
     if probe.is_terminal or os.environ.get("COLUMNS", "").isdigit():
         return probe
     return Console(file=stream, width=UNLIMITED_WIDTH)
+
+
+def fitted(console: Console, table: Table, keys: int = 1) -> list[Table]:
+    """``table`` whole where it fits the console's width; else cut, as a wide data frame prints,
+    into parts of whole columns that each fit, every part repeating the first ``keys`` columns
+    (the instance). A terminal narrower than the table then shows every figure whole, where
+    rich would shrink all the columns to ``1.9…``; off a terminal the width is unlimited
+    (console_for) and the table stays one piece."""
+    def part(columns: list, number: int, last: bool) -> Table:
+        piece = copy.copy(table)  # same rows, title, caption and box; a share of the columns
+        piece.columns = [dataclasses.replace(column, _index=index)
+                         for index, column in enumerate(columns)]
+        if number:
+            piece.title = f"{table.title} (continued)" if table.title else None
+        if not last:
+            piece.caption = None
+        return piece
+
+    def width(columns: list) -> int:
+        natural = console.options.update_width(UNLIMITED_WIDTH)
+        return Measurement.get(console, natural, part(columns, 0, True)).maximum
+
+    key_columns, others = table.columns[:keys], table.columns[keys:]
+    if width(table.columns) <= console.width or not others:
+        return [table]
+    shares = [[others[0]]]
+    for column in others[1:]:
+        if width([*key_columns, *shares[-1], column]) <= console.width:
+            shares[-1].append(column)
+        else:
+            shares.append([column])
+    return [part([*key_columns, *share], number, number == len(shares) - 1)
+            for number, share in enumerate(shares)]
 
 
 def _seconds(value: float) -> str:
@@ -238,7 +274,8 @@ def print_run(console: Console, run: BenchRun, published: tuple[PublishedRow, ..
                               for solver, seconds in run.compile.items()))
     by_preset = {row.preset: row for row in published}
     for family, family_rows in rows(run).items():
-        console.print(_family_table(family, family_rows, run, by_preset))
+        for table in fitted(console, _family_table(family, family_rows, run, by_preset)):
+            console.print(table)
     console.print(f"[dim]time: mean over the seeds of each instance's median; ± the largest "
                   f"MAD/median (unscaled MAD); ! {UNSTABLE_RULE}[/dim]")
     if run.externals:

@@ -312,8 +312,8 @@ def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
     parent = np.full(n, -1, np.int32)
     next_in_order = np.full(n, -1, np.int32)
     current = first[:n].copy()
-    top = -1
-    bottom = -1
+    top = np.int64(-1)  # not a literal, which would compile _return_excess once more
+    bottom = np.int64(-1)
     for root in range(n):
         if color[root] != white or excess[root] <= 0 or root == source or root == sink:
             continue

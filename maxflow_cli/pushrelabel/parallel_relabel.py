@@ -14,9 +14,18 @@ owners instead.
   ``relabel.global_relabel_cpu``, and the list of active vertices it leaves;
 - ``parallel_gap_relabel``: Algorithm 14, on hi_pr's buckets;
 - ``gather``, ``barrier``, ``wait_until``: how the threads of one prange loop meet.
+
+A prange loop's index is an int64 where Numba types the function and a uint64 in the parallel
+body it compiles from it, so each compiled function the index is passed to would be compiled
+twice, once per type: the loops pass ``np.int64(index)`` instead. Likewise an integer constant
+passed to a compiled function, or a variable's first value when a loop changes it, is typed as
+its literal value and compiles the function once more: those are written ``np.int64(value)``.
 """
 
 import contextlib
+import glob
+import os
+import time
 
 import numba
 import numpy as np
@@ -33,15 +42,59 @@ from maxflow_cli.atomics import (
 from maxflow_cli.kernels.global_relabel_cpu import cancel_at
 from maxflow_cli.pushrelabel.relabel import lift_bucket, reverse_bfs
 
+ALLOWED_CPUS = len(os.sched_getaffinity(0))
+"""The CPUs this process may use, read at import: an OpenMP runtime told to bind its threads
+(OMP_PROC_BIND) pins the calling thread to one CPU at its first parallel loop, after which that
+thread's affinity says 1."""
+
+LOOKS = 5
+"""How many times runnable_elsewhere looks, a millisecond apart: a task that runs for a moment
+(a kernel worker, a shell) is not a competing job."""
+
+
+def runnable_elsewhere() -> int:
+    """Threads of other processes that kept running or waiting for a CPU over LOOKS looks:
+    the fewest of /proc/loadavg's count of runnable tasks less this process's own (its
+    /proc/self/task in state R); 0 where /proc does not say."""
+    fewest = None
+    for look in range(LOOKS):
+        if look:
+            time.sleep(0.001)
+        try:
+            with open("/proc/loadavg") as loadavg:
+                runnable = int(loadavg.read().split()[3].split("/")[0])
+        except (OSError, ValueError, IndexError):
+            return 0
+        own = 0
+        for path in glob.glob("/proc/self/task/*/stat"):
+            try:
+                with open(path) as stat:
+                    own += stat.read().rpartition(")")[2].split()[0] == "R"
+            except (OSError, IndexError):
+                continue
+        fewest = runnable - own if fewest is None else min(fewest, runnable - own)
+    return max(0, fewest)
+
+
+def free_cpus() -> int:
+    """The CPUs this process may use (its affinity) that other work leaves free now, at least 1
+    and at most NUMBA_NUM_THREADS: the default team. Barrier-synchronised threads outnumbering
+    the free cores wait a time slice at a barrier whenever one of them is descheduled: on a
+    2-core machine shared with other jobs, lockfree's 2 threads took 0.1-2 s (medians) on
+    quick-suite graphs that 1 thread solved in 0.04-0.35 s."""
+    return max(1, min(numba.config.NUMBA_NUM_THREADS, ALLOWED_CPUS - runnable_elsewhere()))
+
 
 @contextlib.contextmanager
 def threads_in_use(count: int):
     """Run the parallel loops inside on `count` threads (numba.set_num_threads), which
-    the registry's THREADS_PARAMETER keeps within 1..NUMBA_NUM_THREADS."""
+    the registry's THREADS_PARAMETER keeps within 0..NUMBA_NUM_THREADS; 0 (the default): on
+    the CPUs free when the solve starts (free_cpus). Yields the count."""
     previous = numba.get_num_threads()
+    count = count or free_cpus()
     numba.set_num_threads(count)
     try:
-        yield
+        yield count
     finally:
         numba.set_num_threads(previous)
 
@@ -119,7 +172,7 @@ def barrier(sync, threads):
         atomic_store(sync, 1, 0)
         atomic_add(sync, 2, 1)
     else:
-        wait_until(sync, 2, generation + 1)
+        wait_until(sync, np.int64(2), generation + 1)  # see the module's note on literals
 
 
 LINE = 16  # int64s between two threads' words: a cache line (and its pair) each
@@ -276,16 +329,17 @@ def _set_up_thread(first, res, label, skew, bits, rows, threads, t):
     arcs marked, the size of its stretch of the buffer published; then, once every thread's
     is, where its stretches of `claimed` and of the buffer begin."""
     n = label.shape[0]
-    mine = row_of(threads, 0, t)
+    step = np.int64(0)  # see the module's note on literals
+    mine = row_of(threads, step, t)
     rows[mine + SIZE] = unlabel_owned(first, label, skew, threads, t)
     mark_open_arcs(res, bits, *chunk(0, bits.shape[0], threads, t))
-    publish(rows, threads, 0, t)
-    collect(rows, threads, 0)
+    publish(rows, threads, step, t)
+    collect(rows, threads, step)
     base = 0
     write = 0
     for k in range(t):
         base += owned(n, skew, threads, k)
-        write += rows[row_of(threads, 0, k) + SIZE]
+        write += rows[row_of(threads, step, k) + SIZE]
     return base, write
 
 
@@ -362,11 +416,13 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
     rows = np.zeros(2 * threads * row_width(threads), np.int64)
     bits = np.empty((res.shape[0] + 63) // 64, np.int64)
     skew = label_skew(label)
-    for t in prange(threads):
+    for worker in prange(threads):
+        t = np.int64(worker)  # see the module's note on prange indices
         if not gather(sync, threads):
             continue
         frontier, write = _set_up_thread(first, res, label, skew, bits, rows, threads, t)
-        local = np.empty(rows[row_of(threads, 0, t) + SIZE] + 1, np.int32)  # any level's scan
+        # any level's scan fits in the stretch of step 0
+        local = np.empty(rows[row_of(threads, np.int64(0), t) + SIZE] + 1, np.int32)
         counts = np.zeros(threads, np.int64)
         handed = np.empty(2 * threads, np.int64)
         claims = 0
@@ -374,10 +430,10 @@ def _bfs_levels(first, head, rev, res, sink, label, order, claimed, buffer, thre
             label[sink] = 0
             claimed[frontier] = sink
             claims = 1
+        step = np.int64(1)  # level step - 1 (see the module's note on literals)
         write = _scan_and_publish(first, head, rev, bits, label, skew, claimed, frontier, claims,
-                                  owner, local, counts, buffer, write, rows, threads, 1, t)
+                                  owner, local, counts, buffer, write, rows, threads, step, t)
         tail = 0
-        step = 1  # level step - 1
         while True:
             collect(rows, threads, step)
             size, before = _read_level(rows, threads, step, t, handed)
@@ -446,7 +502,8 @@ def parallel_global_relabel(first, head, rev, res, excess, label, source, sink, 
             stranded += excess[u]
     parts = max(1, min(threads, reached))
     found = np.zeros(parts, np.int64)
-    for t in prange(parts):
+    for worker in prange(parts):
+        t = np.int64(worker)  # see the module's note on prange indices
         lo, hi = chunk(0, reached, parts, t)
         count = 0
         for i in range(lo, hi):

@@ -4,6 +4,7 @@ hand over between hipr on the CPU and a kernel on the device (HandOver)."""
 import math
 import time
 
+import numba
 import numpy as np
 
 from maxflow_cli.kernels.devices import open_device
@@ -147,7 +148,7 @@ class HandOver(DevicePreflow):
             cancelled = int(parallel_cancel_violations(g.first, g.head, g.rev, self.res,
                                                        self.excess, self.label, g.source))
         parallel_reverse_bfs(g.first, g.head, g.rev, self.res, g.sink, self.label, space.order,
-                             space.claimed, space.buffer, self.params["threads"])
+                             space.claimed, space.buffer, numba.get_num_threads())
         stranded, active = strand_and_count(self.label, self.excess, space.marked, g.source,
                                             g.sink)
         self.relabel_seconds += time.perf_counter() - started

@@ -113,7 +113,8 @@ def lockfree_passes(first, head, rev, res, excess, label, sink, lists, ends, siz
     sync = np.zeros(4, np.int64)
     found = np.zeros(3 * threads, np.int64)  # frontier sizes, their degrees, work done
     tallies = np.zeros((threads, 8), np.int64)  # a cache line each
-    for t in prange(threads):
+    for worker in prange(threads):
+        t = np.int64(worker)  # see parallel_relabel's note on prange indices
         if not gather(sync, threads):
             continue
         tally = tallies[t]
@@ -153,12 +154,11 @@ def lockfree_passes(first, head, rev, res, excess, label, sink, lists, ends, siz
 def solve_lockfree(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """Hong's lock-free push-relabel on --threads CPU threads, with parallel global relabels."""
     params = options.params
-    with threads_in_use(params["threads"]):
-        return _solve(graph, options, params)
+    with threads_in_use(params["threads"]) as threads:
+        return _solve(graph, options, params, threads)
 
 
-def _solve(graph, options, params):
-    threads = params["threads"]
+def _solve(graph, options, params, threads):
     first, head, rev, source, sink = graph.first, graph.head, graph.rev, graph.source, graph.sink
     started = time.perf_counter()
     res, excess, label, excess_total = initialize_preflow(graph)  # Hong's INIT

@@ -155,10 +155,10 @@ def sweep_until_global_update(device, graph: ResidualGraph, params: dict) -> Non
 def solve_openmp_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """Alvino's Algorithm 9, on --threads CPU threads and the GPU or the kernel's twin."""
     params = options.params
-    with threads_in_use(params["threads"]):
+    with threads_in_use(params["threads"]) as threads:
         started = time.perf_counter()
         space = Workspace(graph)  # the sorted graph has the same sizes
-        work, where = sorted_by_head_label(graph, space, params["threads"])
+        work, where = sorted_by_head_label(graph, space, threads)
         with HandOver(work, options, parallel_gap=True, space=space) as state:
             threshold = params["active_threshold"]
             while state.unfinished(state.active, "openmp-cuda"):
