@@ -6,8 +6,8 @@ import pytest
 from fixtures import VECTORS
 from test_solvers import assert_certified
 
-import generators
 from maxflow_cli.dimacs.reader import read_network
+from maxflow_cli.generators import make
 from maxflow_cli.registry import DEFAULT_SOLVER, SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
 
@@ -27,7 +27,7 @@ GENERATED = [("acyclic-dense", {"n": 90}), ("genrmf", {"a": 5, "b": 20, "c1": 1,
 @pytest.mark.parametrize("family,params", GENERATED, ids=[f"{f}-{i}" for i, (f, _) in
                                                           enumerate(GENERATED)])
 def test_same_flow_value_as_hipr_with_a_certified_cut_and_flow(family, params, seed):
-    graph = build_residual(generators.make(family, seed=seed, **params))
+    graph = build_residual(make(family, seed=seed, **params))
     expected = solve("hipr", graph).flow_value
     for want_flow in (False, True):
         result = solve("hipr-forward", graph, want_flow)

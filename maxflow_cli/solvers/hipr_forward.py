@@ -25,9 +25,9 @@ from maxflow_cli.result import SolveResult
 
 
 def solve_hipr_forward(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
-    """Stage 1 on the reordered copy of `graph` (the reordering timed with it), then stage 2
-    when a flow is asked for; the residuals go back in `graph`'s arc numbering, their
-    mapping timed with stage 1."""
+    """Stage 1 on the reordered copy of `graph` (the copy timed with it), then stage 2 when a
+    flow is asked for; the residuals go back to `graph`'s arc numbering, timed with the last
+    stage run."""
     params = options.params
     excess = np.zeros(graph.n, np.int64)
     label = np.empty(graph.n, np.int32)
@@ -35,7 +35,9 @@ def solve_hipr_forward(graph: ResidualGraph, options: SolveOptions) -> SolveResu
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
     started = time.perf_counter()
     ordered = forward_first(graph)
-    res = ordered.initial_residuals()
+    # the copy is this solve's own: without a flow to make, its capacities (a fresh array)
+    # become the residuals, one array fewer to fill (stage 2 needs them as they were)
+    res = ordered.initial_residuals() if options.want_flow else ordered.cap
     arrays = (ordered.first, ordered.head, ordered.rev)
     hipr_initialize(*arrays, res, excess, label, graph.source, graph.sink)
     reverse_bfs(*arrays, res, graph.sink, label, order)
