@@ -10,6 +10,7 @@ from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.generators import make
 from maxflow_cli.registry import DEFAULT_SOLVER, SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
+from maxflow_cli.solvers.hipr_forward import DENSE_DEGREE
 
 
 def solve(name, graph, want_flow=False):
@@ -17,7 +18,8 @@ def solve(name, graph, want_flow=False):
     return spec.solve(graph, spec.resolve(SolveOptions(want_flow=want_flow)))
 
 
-GENERATED = [("acyclic-dense", {"n": 90}), ("genrmf", {"a": 5, "b": 20, "c1": 1, "c2": 100}),
+GENERATED = [("acyclic-dense", {"n": 90}), ("acyclic-dense", {"n": 150}),
+             ("genrmf", {"a": 5, "b": 20, "c1": 1, "c2": 100}),
              ("genrmf", {"a": 12, "b": 4, "c1": 1, "c2": 10000}),
              ("washington-rlg", {"rows": 20, "levels": 40, "cap": 50}),
              ("washington-rlg", {"rows": 50, "levels": 8, "cap": 10000})]
@@ -44,6 +46,13 @@ def test_fewer_relabels_and_pushes_than_hipr_on_the_generator_families(name):
     forward = solve("hipr-forward", graph).counters
     assert forward["relabels"] < 0.8 * hipr["relabels"]
     assert forward["pushes"] < hipr["pushes"]
+
+
+def test_runs_hipr_as_it_is_on_a_dense_graph():
+    """acyclic-dense with 200 vertices has 99.5 arcs per vertex, over DENSE_DEGREE."""
+    graph = build_residual(read_network(str(VECTORS / "ac_n200_seed2.max"))[0])
+    assert graph.m > DENSE_DEGREE * graph.n
+    assert solve("hipr-forward", graph).counters == solve("hipr", graph).counters
 
 
 def test_the_initial_labelling_counts_as_a_global_update():

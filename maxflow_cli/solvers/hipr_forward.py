@@ -2,8 +2,9 @@
 3.x) with two things OR-tools' SimpleMaxFlow and igraph's maxflow do instead: exact initial
 labels (a reverse BFS from the sink before the first discharge, where hi_pr starts every
 label at 1), and each vertex's input arcs scanned before its reverse arcs
-(pushrelabel.arc_order, where hi_pr keeps its parser's order). The CPU default of
-`maxflow solve`; the README has the measurements.
+(pushrelabel.arc_order, where hi_pr keeps its parser's order). On a dense graph it runs
+hipr as it is: there, copying the arcs costs more than the new order saves. The CPU default
+of `maxflow solve`; the README has the measurements.
 """
 
 import time
@@ -23,39 +24,44 @@ from maxflow_cli.registry import HIPR_PARAMETERS, SolveOptions, register_compile
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 
+DENSE_DEGREE = 64
+"""Input arcs per vertex, on average, above which the arcs are not reordered: on
+acyclic-dense-2000 (1,000 per vertex) the copy costs as much as hipr's whole stage 1, on
+acyclic-dense-3000 more; on the sparse families (3 to 5) a tenth of it or less."""
+
 
 def solve_hipr_forward(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
-    """Stage 1 on the reordered copy of `graph` (the copy timed with it), then stage 2 when a
-    flow is asked for; the residuals go back to `graph`'s arc numbering, timed with the last
-    stage run."""
+    """Stage 1 from exact labels on the reordered copy of `graph` (the copy timed with it),
+    or hipr's on a dense graph; then stage 2 when a flow is asked for. The copy's residuals
+    go back to `graph`'s arc numbering, timed with the last stage run."""
     params = options.params
     excess = np.zeros(graph.n, np.int64)
     label = np.empty(graph.n, np.int32)
     order = np.empty(graph.n, np.int32)
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
     started = time.perf_counter()
-    ordered = forward_first(graph)
-    # the copy is this solve's own: without a flow to make, its capacities (a fresh array)
-    # become the residuals, one array fewer to fill (stage 2 needs them as they were)
-    res = ordered.initial_residuals() if options.want_flow else ordered.cap
+    reorder = graph.m <= DENSE_DEGREE * graph.n
+    ordered = forward_first(graph) if reorder else graph
+    # a reordered copy is this solve's own: without a flow to make, its capacities (a fresh
+    # array) become the residuals, one array fewer to fill (stage 2 needs them as they were)
+    res = ordered.cap if reorder and not options.want_flow else ordered.initial_residuals()
     arrays = (ordered.first, ordered.head, ordered.rev)
     hipr_initialize(*arrays, res, excess, label, graph.source, graph.sink)
-    reverse_bfs(*arrays, res, graph.sink, label, order)
-    label[graph.source] = graph.n
-    counters[GLOBAL_UPDATES] += 1
+    if reorder:
+        reverse_bfs(*arrays, res, graph.sink, label, order)
+        label[graph.source] = graph.n
+        counters[GLOBAL_UPDATES] += 1
     hipr_stage_one(*arrays, res, excess, label, graph.source, graph.sink,
                    params["global_update_frequency"], params["alpha"], params["beta"], False,
                    counters)
+    times = {"stage1": time.perf_counter() - started}
     flow_value = int(excess[graph.sink])
     if options.want_flow:
-        times = {"stage1": time.perf_counter() - started}
         timed_stage_two(ordered, res, excess, times)
+    if reorder:
         started = time.perf_counter()
         res = residuals_in(graph, ordered, res)
-        times["stage2"] += time.perf_counter() - started
-    else:
-        res = residuals_in(graph, ordered, res)
-        times = {"stage1": time.perf_counter() - started}
+        times["stage2" if options.want_flow else "stage1"] += time.perf_counter() - started
     return SolveResult("hipr-forward", flow_value, res, options.want_flow, times,
                        dict(zip(COUNTER_NAMES, counters.tolist())))
 
