@@ -7,6 +7,7 @@ from click.testing import CliRunner
 from fixtures import DATA
 
 from maxflow_cli.cli import main
+from maxflow_cli.registry import DEFAULT_SOLVER
 
 CLRS = str(DATA / "clrs.max")
 
@@ -28,7 +29,7 @@ def test_json_has_the_documented_fields():
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["flow_value"] == 23 and isinstance(report["flow_value"], int)
-    assert (report["solver"], report["n"], report["m"]) == ("hipr", 6, 9)
+    assert (report["solver"], report["n"], report["m"]) == (DEFAULT_SOLVER, 6, 9)
     assert list(report["times"]) == ["read", "build", "compile", "stage1", "check"]
     assert report["counters"]["pushes"] > 0
     assert report["check"]["ok"] is True
@@ -192,8 +193,8 @@ def test_bad_input_is_refused_before_the_solver_compiles(tmp_path, monkeypatch):
     from maxflow_cli.registry import solvers
 
     prepared = []
-    spec = solvers()["hipr"]
-    monkeypatch.setitem(solvers(), "hipr", dataclasses.replace(
+    spec = solvers()[DEFAULT_SOLVER]
+    monkeypatch.setitem(solvers(), DEFAULT_SOLVER, dataclasses.replace(
         spec, prepare=lambda options: prepared.append(options) or spec.prepare(options)))
     bad = tmp_path / "bad.max"
     bad.write_text("p max 4 1\nn 1 s\nn 4 t\na 1 9 3\n")
@@ -209,8 +210,8 @@ def test_running_out_of_memory_names_the_file(monkeypatch):
     def exhausted(graph, options):
         raise MemoryError
 
-    spec = solvers()["hipr"]
-    monkeypatch.setitem(solvers(), "hipr", dataclasses.replace(spec, solve=exhausted))
+    spec = solvers()[DEFAULT_SOLVER]
+    monkeypatch.setitem(solvers(), DEFAULT_SOLVER, dataclasses.replace(spec, solve=exhausted))
     result = run(CLRS)
     assert result.exit_code == 2
     assert result.stderr == (f"maxflow: error: {CLRS}: out of memory while solving the network "

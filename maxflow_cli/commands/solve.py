@@ -17,6 +17,7 @@ from maxflow_cli.errors import CheckFailed, InputError, MaxflowError
 from maxflow_cli.jit import compile_notice, compile_shared
 from maxflow_cli.outputs import atomic_output, check_outputs
 from maxflow_cli.registry import (
+    DEFAULT_SOLVER,
     SolveOptions,
     all_parameters,
     get_solver,
@@ -45,7 +46,7 @@ def _solver_parameter_options(command):
 
 @click.command()
 @click.argument("file", metavar="FILE")
-@click.option("--solver", "-s", "solver_name", default="hipr", show_default=True,
+@click.option("--solver", "-s", "solver_name", default=DEFAULT_SOLVER, show_default=True,
               type=click.Choice(list(solvers())), help="Which solver to run.")
 @click.option("--device", type=click.Choice(["cpu", "gpu"]), default=None,
               help="Where solvers that have both versions run (default: their first).")
