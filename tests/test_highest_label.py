@@ -79,27 +79,16 @@ def test_hipr_with_alvino_parallel_gap_does_exactly_what_hi_pr_gap_does(path, ex
     """Alvino's Algorithm 14 lifts the same vertices as hi_pr's gap, so every counter and the
     final state are identical with and without it."""
     graph = build_residual(read_network(str(path))[0])
-    outcomes = []
-    for parallel_gap in (False, True):
-        res = graph.initial_residuals()
-        excess = np.zeros(graph.n, np.int64)
-        label = np.empty(graph.n, np.int32)
-        counters = np.zeros(len(COUNTER_NAMES), np.int64)
-        hipr_initialize(graph.first, graph.head, graph.rev, res, excess, label, graph.source,
-                        graph.sink)
-        hipr_stage_one(graph.first, graph.head, graph.rev, res, excess, label, graph.source,
-                       graph.sink, 0.5, 6, 12, False, counters, parallel_gap)
-        outcomes.append((res, label, counters))
+    outcomes = [_stage_one_from_scratch(graph, parallel_gap=parallel_gap)
+                for parallel_gap in (False, True)]
     assert outcomes[0][2][3] > 0 or graph.m < 100  # gaps happened where the graph is not tiny
     for before, after in zip(*outcomes):
         assert np.array_equal(before, after)
-    assert int(excess[graph.sink]) == expected
+    assert int(outcomes[0][3][graph.sink]) == expected
 
 
-@pytest.mark.parametrize("path,expected", INSTANCES[4:12], ids=[p.name for p, _ in INSTANCES[4:12]])
-def test_hipr_without_gap_relabeling_relabels_no_gap_and_finds_the_same_value(path, expected):
-    """What the `mpi` solver's parts run: no gap is relabeled, the preflow is still maximum."""
-    graph = build_residual(read_network(str(path))[0])
+def _stage_one_from_scratch(graph, parallel_gap=False, gap_relabeling=True):
+    """hi_pr's initialisation and stage 1 on `graph`: (residuals, labels, counters, excess)."""
     res = graph.initial_residuals()
     excess = np.zeros(graph.n, np.int64)
     label = np.empty(graph.n, np.int32)
@@ -107,7 +96,15 @@ def test_hipr_without_gap_relabeling_relabels_no_gap_and_finds_the_same_value(pa
     hipr_initialize(graph.first, graph.head, graph.rev, res, excess, label, graph.source,
                     graph.sink)
     hipr_stage_one(graph.first, graph.head, graph.rev, res, excess, label, graph.source,
-                   graph.sink, 0.5, 6, 12, False, counters, False, False)
+                   graph.sink, 0.5, 6, 12, False, counters, parallel_gap, gap_relabeling)
+    return res, label, counters, excess
+
+
+@pytest.mark.parametrize("path,expected", INSTANCES[4:12], ids=[p.name for p, _ in INSTANCES[4:12]])
+def test_hipr_without_gap_relabeling_relabels_no_gap_and_finds_the_same_value(path, expected):
+    """What the `mpi` solver's parts run: no gap is relabeled, the preflow is still maximum."""
+    graph = build_residual(read_network(str(path))[0])
+    res, _, counters, excess = _stage_one_from_scratch(graph, gap_relabeling=False)
     assert counters[COUNTER_NAMES.index("gaps")] == 0
     assert_certified(graph, SolveResult("hipr", int(excess[graph.sink]), res, False), expected)
 
