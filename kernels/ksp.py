@@ -72,10 +72,9 @@ class KspDevice:
                    "out_count": np.empty(pairs, np.int32)}
         for start in range(0, pairs, self.batch):
             stop = min(start + self.batch, pairs)
-            batch = self._run(np.ascontiguousarray(sources[start:stop], np.int32),
-                              np.ascontiguousarray(targets[start:stop], np.int32))
-            for name in OUTPUTS:
-                outputs[name][start:stop] = batch[name].reshape(outputs[name][start:stop].shape)
+            self._run(np.ascontiguousarray(sources[start:stop], np.int32),
+                      np.ascontiguousarray(targets[start:stop], np.int32),
+                      {name: outputs[name][start:stop] for name in OUTPUTS})
         return outputs
 
 
@@ -87,16 +86,16 @@ class KspTwinDevice(KspDevice):
         self.arguments |= {"first": graph.first, "tail": graph.tail, "head": graph.head,
                            "length": graph.key_lengths()}
 
-    def _run(self, sources, targets) -> dict[str, np.ndarray]:
+    def _run(self, sources, targets, outputs: dict[str, np.ndarray]) -> None:
         pairs = sources.shape[0]
         arrays = {name: np.empty(length * pairs, kind)
-                  for name, (length, kind) in self.layout.items()}
+                  for name, (length, kind) in self.layout.items() if name not in OUTPUTS}
+        arrays |= {name: outputs[name].reshape(-1) for name in OUTPUTS}
         arguments = self.arguments | arrays | {"pairs": pairs, "sources": sources,
                                                "targets": targets}
         started = time.perf_counter()
         getattr(ksp_cpu, self.kernel.name)(*[arguments[name] for name in self.kernel.arguments])
         self.seconds["kernels"] += time.perf_counter() - started
-        return {name: arrays[name] for name in OUTPUTS}
 
     def close(self) -> None:
         pass
@@ -104,7 +103,7 @@ class KspTwinDevice(KspDevice):
 
 class KspGpuDevice(GpuMemory, KspDevice):
     """ksp.cu on the GPU: a block of BLOCK threads per pair, the batch's scratch allocated
-    once; kernel and transfer times by CUDA events."""
+    once; the kernel's time by CUDA events, the copies' by the host clock."""
 
     def __init__(self, graph, k: int, algorithm: str, share: float):
         KspDevice.__init__(self, graph, k, algorithm, share, GPU_SCRATCH_BYTES)
@@ -120,22 +119,25 @@ class KspGpuDevice(GpuMemory, KspDevice):
                            "length": self._copy_in(graph.key_lengths())}
         self.arguments |= {name: self._allocate(length * np.dtype(kind).itemsize * self.batch)
                            for name, (length, kind) in self.layout.items()}
-        self.ends = (self._allocate(4 * self.batch), self._allocate(4 * self.batch))
+        self.ends = self._allocate(8 * self.batch)  # a batch's sources, then its targets
 
-    def _run(self, sources, targets) -> dict[str, np.ndarray]:
+    def _run(self, sources, targets, outputs: dict[str, np.ndarray]) -> None:
+        """The batch's pairs in one copy, the kernel between CUDA events, the outputs back
+        into `outputs` (the batch's rows of search's arrays).
+        The copies are synchronous, so the host clock times them: on a small network an
+        event pair around each would cost more than the copy."""
         cuda, pairs = self.cuda, sources.shape[0]
-        self._timed("transfer", cuda.memcpy_htod, self.ends[0], sources)
-        self._timed("transfer", cuda.memcpy_htod, self.ends[1], targets)
-        arguments = self.arguments | {"pairs": pairs, "sources": self.ends[0],
-                                      "targets": self.ends[1]}
+        started = time.perf_counter()
+        cuda.memcpy_htod(self.ends, np.concatenate((sources, targets)))
+        copying = time.perf_counter() - started
+        arguments = self.arguments | {"pairs": pairs, "sources": self.ends,
+                                      "targets": int(self.ends) + sources.nbytes}
         self._timed("kernels", self.function.prepared_call, (pairs, 1), (BLOCK, 1, 1),
                     *[arguments[name] for name in self.kernel.arguments])
-        outputs = {}
+        started = time.perf_counter()
         for name in OUTPUTS:
-            length, kind = self.layout[name]
-            outputs[name] = np.empty(length * pairs, kind)
-            self._timed("transfer", cuda.memcpy_dtoh, outputs[name], arguments[name])
-        return outputs
+            cuda.memcpy_dtoh(outputs[name], arguments[name])
+        self.seconds["transfer"] += copying + time.perf_counter() - started
 
 
 def open_ksp_device(kind: str, graph, k: int, algorithm: str, share: float) -> KspDevice:
