@@ -44,10 +44,19 @@ def _scratch(n: int, m: int, k: int, groups: int) -> dict[str, tuple[int, type]]
 OUTPUTS = ("out_path", "out_len", "out_key", "out_count")
 
 
+def empty_outputs(pairs: int, k: int, n: int) -> dict[str, np.ndarray]:
+    """The arrays a search fills: each pair's paths (out_path[pair, r], out_len), their keys
+    and how many were found."""
+    return {"out_path": np.empty((pairs, k, n), np.int32),
+            "out_len": np.empty((pairs, k), np.int32),
+            "out_key": np.empty((pairs, k), np.int64), "out_count": np.empty(pairs, np.int32)}
+
+
 class KspDevice:
     """What both devices share: batching and the outputs' shapes."""
 
-    def __init__(self, graph, k: int, algorithm: str, share: float, scratch_bytes: int):
+    def __init__(self, graph, k: int, algorithm: str, share: float, scratch_bytes: int,
+                 pairs: int | None):
         self.graph, self.k = graph, k
         self.kernel = KSP_MPS if algorithm == "mps" else KSP_YEN
         self.groups = groups_for(share)
@@ -60,16 +69,16 @@ class KspDevice:
                 f"to {graph.n:,} vertices per pair ({human_bytes(per_pair)}), more than the "
                 f"{human_bytes(scratch_bytes)} it may use: use a smaller --k, or "
                 "--algorithm yen --device cpu")
-        self.batch = scratch_bytes // per_pair
+        # the pairs a launch ranks: as many as the scratch allows, no more than are asked for
+        self.batch = min(scratch_bytes // per_pair, pairs or scratch_bytes)
         self.seconds = {"kernels": 0.0, "transfer": 0.0}
         self.arguments = {"n": graph.n, "k": k, "groups": self.groups}
+        self.graph_arrays = {"first": graph.first, "tail": graph.tail, "head": graph.head,
+                             "length": graph.key_lengths()}
 
     def search(self, sources: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarray]:
-        pairs, n, k = sources.shape[0], self.graph.n, self.k
-        outputs = {"out_path": np.empty((pairs, k, n), np.int32),
-                   "out_len": np.empty((pairs, k), np.int32),
-                   "out_key": np.empty((pairs, k), np.int64),
-                   "out_count": np.empty(pairs, np.int32)}
+        pairs = sources.shape[0]
+        outputs = empty_outputs(pairs, self.k, self.graph.n)
         for start in range(0, pairs, self.batch):
             stop = min(start + self.batch, pairs)
             self._run(np.ascontiguousarray(sources[start:stop], np.int32),
@@ -81,10 +90,9 @@ class KspDevice:
 class KspTwinDevice(KspDevice):
     """ksp.cu's Numba twin on the CPU."""
 
-    def __init__(self, graph, k: int, algorithm: str, share: float):
-        super().__init__(graph, k, algorithm, share, TWIN_SCRATCH_BYTES)
-        self.arguments |= {"first": graph.first, "tail": graph.tail, "head": graph.head,
-                           "length": graph.key_lengths()}
+    def __init__(self, graph, k: int, algorithm: str, share: float, pairs: int | None):
+        super().__init__(graph, k, algorithm, share, TWIN_SCRATCH_BYTES, pairs)
+        self.arguments |= self.graph_arrays
 
     def _run(self, sources, targets, outputs: dict[str, np.ndarray]) -> None:
         pairs = sources.shape[0]
@@ -105,18 +113,17 @@ class KspGpuDevice(GpuMemory, KspDevice):
     """ksp.cu on the GPU: a block of BLOCK threads per pair, the batch's scratch allocated
     once; the kernel's time by CUDA events, the copies' by the host clock."""
 
-    def __init__(self, graph, k: int, algorithm: str, share: float):
-        KspDevice.__init__(self, graph, k, algorithm, share, GPU_SCRATCH_BYTES)
+    def __init__(self, graph, k: int, algorithm: str, share: float, pairs: int | None):
+        KspDevice.__init__(self, graph, k, algorithm, share, GPU_SCRATCH_BYTES, pairs)
         self._open_on_gpu(self._open, self.batch * self.pair_bytes)
 
     def _open(self) -> None:
-        cuda, graph = self.cuda, self.graph
+        cuda = self.cuda
         self.function = load("ksp").get_function(self.kernel.name).prepare(
             self.kernel.pycuda_types)
         self.events = (cuda.Event(), cuda.Event())
-        self.arguments |= {"first": self._copy_in(graph.first), "tail": self._copy_in(graph.tail),
-                           "head": self._copy_in(graph.head),
-                           "length": self._copy_in(graph.key_lengths())}
+        self.arguments |= {name: self._copy_in(array)
+                           for name, array in self.graph_arrays.items()}
         self.arguments |= {name: self._allocate(length * np.dtype(kind).itemsize * self.batch)
                            for name, (length, kind) in self.layout.items()}
         self.ends = self._allocate(8 * self.batch)  # a batch's sources, then its targets
@@ -140,7 +147,9 @@ class KspGpuDevice(GpuMemory, KspDevice):
         self.seconds["transfer"] += copying + time.perf_counter() - started
 
 
-def open_ksp_device(kind: str, graph, k: int, algorithm: str, share: float) -> KspDevice:
-    """The kernels of `algorithm` ("mps" or "yen") on the GPU (kind "gpu") or their twin."""
+def open_ksp_device(kind: str, graph, k: int, algorithm: str, share: float,
+                    pairs: int | None = None) -> KspDevice:
+    """The kernels of `algorithm` ("mps" or "yen") on the GPU (kind "gpu") or their twin,
+    with scratch for `pairs` pairs a launch (None: as many as fit)."""
     device = KspGpuDevice if kind == "gpu" else KspTwinDevice
-    return device(graph, k, algorithm, share)
+    return device(graph, k, algorithm, share, pairs)

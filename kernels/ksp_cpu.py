@@ -80,7 +80,8 @@ def _sorted_star(first, tail, head, length, dist, order):
 
 
 @numba.njit(cache=True)
-def _arc(first, head, u, x):
+def arc_between(first, head, u, x):
+    """The first arc from u to x, or -1."""
     for a in range(first[u], first[u + 1]):
         if head[a] == x:
             return a
@@ -101,6 +102,18 @@ def _first_allowed(first, head, dist, order, mark, v):
 
 
 @numba.njit(cache=True)
+def _append_tree_path(t, head, tree, row, size, x):
+    """Write the tree path from x to t into row from position `size` on (ksp.cu's
+    append_tree_path); returns the row's new length."""
+    while True:
+        row[size] = x
+        size += 1
+        if x == t:
+            return size
+        x = head[tree[x]]
+
+
+@numba.njit(cache=True)
 def _tree_path_avoids(t, head, tree, mark, x):
     """Whether the tree path from x to t meets no BLOCKED vertex (Reis et al., Algorithm 5's
     loopless test)."""
@@ -112,7 +125,7 @@ def _tree_path_avoids(t, head, tree, mark, x):
 
 
 @numba.njit(cache=True)
-def _spur(n, t, shortcut, first, tail, head, length, dist, tree, order, path, parent, i,
+def _spur(t, shortcut, first, tail, head, length, dist, tree, order, path, parent, i,
           found, paths_found, pool_len, mark, spur_dist, slot):
     """The candidate deviating from path `parent` at its vertex i (Yen 1971; with `shortcut`,
     MPS: Martins, Pascoal & Santos 1999, Reis et al. Algorithm 5) into pool slot `slot`;
@@ -132,7 +145,7 @@ def _spur(n, t, shortcut, first, tail, head, length, dist, tree, order, path, pa
                 mark[path[other, i + 1]] |= FORBIDDEN
     root_key = 0
     for j in range(i):
-        root_key += length[_arc(first, head, path[parent, j], path[parent, j + 1])]
+        root_key += length[arc_between(first, head, path[parent, j], path[parent, j + 1])]
     v = path[parent, i]
     for j in range(i + 1):
         path[slot, j] = path[parent, j]
@@ -143,15 +156,7 @@ def _spur(n, t, shortcut, first, tail, head, length, dist, tree, order, path, pa
         if _tree_path_avoids(t, head, tree, mark, head[a]):
             # No path through the root is shorter than the first allowed arc of the sorted
             # star followed by the tree (Martins, Pascoal & Santos 1999).
-            size = i + 1
-            y = head[a]
-            while True:
-                path[slot, size] = y
-                size += 1
-                if y == t:
-                    break
-                y = head[tree[y]]
-            pool_len[slot] = size
+            pool_len[slot] = _append_tree_path(t, head, tree, path[slot], i + 1, head[a])
             return root_key + length[a] + dist[head[a]]
     _distances_to(t, tail, head, length, mark, spur_dist)
     best, best_arc = INF, -1
@@ -191,13 +196,7 @@ def _pair(n, k, s, t, shortcut, first, tail, head, length, dist, tree, order, pa
     _tree(n, t, first, head, length, dist, tree)
     if shortcut:
         _sorted_star(first, tail, head, length, dist, order)
-    size, y = 0, s
-    while True:
-        path[0, size] = y
-        size += 1
-        if y == t:
-            break
-        y = head[tree[y]]
+    size = _append_tree_path(t, head, tree, path[0], 0, s)
     pool_len[0], pool_key[0], pool_dev[0], pool_state[0] = size, dist[s], 0, CHOSEN
     found[0] = 0
     paths_found, used = 1, 1
@@ -205,7 +204,7 @@ def _pair(n, k, s, t, shortcut, first, tail, head, length, dist, tree, order, pa
         parent = found[paths_found - 1]
         for i in range(pool_dev[parent], pool_len[parent] - 1):
             slot = used + i - pool_dev[parent]
-            key = _spur(n, t, shortcut, first, tail, head, length, dist, tree, order, path,
+            key = _spur(t, shortcut, first, tail, head, length, dist, tree, order, path,
                         parent, i, found, paths_found, pool_len, mark, spur_dist, slot)
             pool_key[slot], pool_dev[slot] = key, i
             pool_state[slot] = CANDIDATE if key >= 0 else DEAD

@@ -64,16 +64,13 @@ def rank_paths(graph: PathGraph, sources, targets, k: int, algorithm: str = "mps
     sources = np.ascontiguousarray(sources, np.int32)
     targets = np.ascontiguousarray(targets, np.int32)
     if device == "cpu" and algorithm == "yen":
-        pairs, n = sources.shape[0], graph.n
-        out = {"out_path": np.empty((pairs, k, n), np.int32),
-               "out_len": np.empty((pairs, k), np.int32),
-               "out_key": np.empty((pairs, k), np.int64), "out_count": np.empty(pairs, np.int32)}
+        out = ksp.empty_outputs(sources.shape[0], k, graph.n)
         started = time.perf_counter()
-        yen_pairs(n, k, graph.first, graph.head, graph.key_lengths(), sources, targets,
+        yen_pairs(graph.n, k, graph.first, graph.head, graph.key_lengths(), sources, targets,
                   out["out_path"], out["out_len"], out["out_key"], out["out_count"])
         seconds = {"search": time.perf_counter() - started}
     else:
-        searcher = ksp.open_ksp_device(device, graph, k, algorithm, share)
+        searcher = ksp.open_ksp_device(device, graph, k, algorithm, share, sources.shape[0])
         try:
             started = time.perf_counter()
             out = searcher.search(sources, targets)

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from maxflow_cli.errors import BenchFailed
-from maxflow_cli.kernels import gpu_unavailable
+from maxflow_cli.kernels.devices import default_device
 from maxflow_cli.paths.graph import SNDLIB_PREFIX, TABLE1_NETWORKS, load_graph
 from maxflow_cli.paths.search import SHARES, all_pairs, rank_paths, warm_up
 
@@ -111,7 +111,7 @@ def measure(name: str, k: int, repeat: int, device: str) -> dict:
 
 def run_table1(networks, k: int, repeat: int, as_json: bool) -> list[dict]:
     """Measure `networks` (default: Table 1's) and print them beside the published rows."""
-    device = "cpu" if gpu_unavailable() else "gpu"
+    device = default_device()
     warm_up("mps", device)
     warm_up("yen", device)
     warm_up("yen", "cpu")

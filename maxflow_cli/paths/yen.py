@@ -10,7 +10,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from maxflow_cli.kernels.ksp_cpu import INF
+from maxflow_cli.kernels.ksp_cpu import INF, arc_between
 
 
 @numba.njit(cache=True)
@@ -36,14 +36,6 @@ def _dijkstra(first, head, length, start, t, blocked, banned, dist, pred):
                 pred[x] = u
                 heapq.heappush(heap, (dist[x], np.int64(x)))
     return dist[t]
-
-
-@numba.njit(cache=True)
-def _arc_length(first, head, length, u, x):
-    for a in range(first[u], first[u + 1]):
-        if head[a] == x:
-            return length[a]
-    return INF
 
 
 @numba.njit(cache=True)
@@ -88,7 +80,7 @@ def yen_pair(n, k, s, t, first, head, length, out_path, out_len, out_key):
             for j in range(i + 1):
                 blocked[last[j]] = True
                 if j < i:
-                    root_key += _arc_length(first, head, length, last[j], last[j + 1])
+                    root_key += length[arc_between(first, head, last[j], last[j + 1])]
             for other in found:
                 if other.shape[0] > i + 1 and np.array_equal(other[:i + 1], last[:i + 1]):
                     banned[other[i + 1]] = True
