@@ -28,7 +28,6 @@ class Part:
     """One rank's share: local vertices are its own (0..owned-1), then its ghosts."""
 
     n: int  # vertices of the whole network (also the label of a vertex cut off from the sink)
-    m: int  # input arcs of the whole network
     owned: int
     first: np.ndarray  # int32[owned + ghosts + 1]
     head: np.ndarray  # int32, local vertex ids
@@ -106,7 +105,7 @@ class Splitter:
         def local(vertex):
             return int(local_id[vertex]) if owner[vertex] == rank else -1
 
-        return Part(graph.n, graph.m, int(vertices.shape[0]), first,
+        return Part(graph.n, int(vertices.shape[0]), first,
                     local_id[graph.head[every]], local_arc[graph.rev[every]],
                     graph.cap[every], local(graph.source), local(graph.sink),
                     np.bincount(neighbour, minlength=self.ranks).astype(np.int64),

@@ -274,9 +274,7 @@ class RankSolver:
         """Exact distances to the sink everywhere (n where cut off), label-correcting."""
         part, border = self.part, self.border
         n = part.n
-        dist = np.full(part.size, n, np.int32)
-        if part.sink >= 0:
-            dist[part.sink] = 0
+        dist = np.full(part.size, n, np.int32)  # the ghosts' until their owners say
         while True:
             dist[:part.owned] = n
             if part.sink >= 0:

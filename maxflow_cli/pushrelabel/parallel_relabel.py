@@ -82,7 +82,8 @@ def free_cpus() -> int:
     the free cores wait a time slice at a barrier whenever one of them is descheduled: on a
     2-core machine shared with other jobs, lockfree's 2 threads took 0.1-2 s (medians) on
     quick-suite graphs that 1 thread solved in 0.04-0.35 s."""
-    return max(1, min(numba.config.NUMBA_NUM_THREADS, ALLOWED_CPUS - runnable_elsewhere()))
+    most = min(numba.config.NUMBA_NUM_THREADS, ALLOWED_CPUS)
+    return 1 if most == 1 else max(1, min(most, ALLOWED_CPUS - runnable_elsewhere()))
 
 
 @contextlib.contextmanager

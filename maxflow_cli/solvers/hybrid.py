@@ -52,36 +52,36 @@ def eq3_threshold(t_overhead: float, c_cuda: float, c_cpu: float) -> float:
 def solve_hybrid(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """He & Hong's Algorithm 5, on the GPU or on the kernel's twin."""
     params = options.params
-    started = time.perf_counter()
-    with threads_in_use(params["threads"]), \
-            HandOver(graph, options) as state:
-        device = state.device
-        threshold = float(params["initial_threshold"])
-        round_bytes = 2 * state.label.nbytes + state.excess.nbytes + state.res.nbytes
-        graph_seconds = device.seconds["transfer"]  # the graph's own copy, not a round's
-        rate = {}  # operations per second of each engine's latest round
-        while state.unfinished(state.active, "hybrid"):
-            active = state.active
-            round_started = time.perf_counter()
-            transfer_before = device.seconds["transfer"]
-            if active > threshold and state.trace:
-                engine = "gpu"
-                operations = state.gpu_round(
-                    lambda: device.push_relabel(params["kernel_cycles"]))
-            else:
-                engine = "cpu"
-                operations = state.cpu_round()
-            state.global_relabel()
-            transferred = device.seconds["transfer"] - transfer_before
-            seconds = time.perf_counter() - round_started - transferred
-            rate[engine] = operations / max(seconds, 1e-9)
-            state.record(engine, active, threshold, operations, seconds,
-                         transfer_seconds=transferred)
-            if len(rate) == 2:
-                bandwidth = state.bytes_moved / max(device.seconds["transfer"] - graph_seconds,
-                                                    1e-9)
-                threshold = eq3_threshold(round_bytes / bandwidth, rate["gpu"], rate["cpu"])
-        return state.result("hybrid", options.want_flow, started)
+    with threads_in_use(params["threads"]):
+        started = time.perf_counter()  # after the thread count is chosen, as lockfree's
+        with HandOver(graph, options) as state:
+            device = state.device
+            threshold = float(params["initial_threshold"])
+            round_bytes = 2 * state.label.nbytes + state.excess.nbytes + state.res.nbytes
+            graph_seconds = device.seconds["transfer"]  # the graph's own copy, not a round's
+            rate = {}  # operations per second of each engine's latest round
+            while state.unfinished(state.active, "hybrid"):
+                active = state.active
+                round_started = time.perf_counter()
+                transfer_before = device.seconds["transfer"]
+                if active > threshold and state.trace:
+                    engine = "gpu"
+                    operations = state.gpu_round(
+                        lambda: device.push_relabel(params["kernel_cycles"]))
+                else:
+                    engine = "cpu"
+                    operations = state.cpu_round()
+                state.global_relabel()
+                transferred = device.seconds["transfer"] - transfer_before
+                seconds = time.perf_counter() - round_started - transferred
+                rate[engine] = operations / max(seconds, 1e-9)
+                state.record(engine, active, threshold, operations, seconds,
+                             transfer_seconds=transferred)
+                if len(rate) == 2:
+                    bandwidth = state.bytes_moved / max(device.seconds["transfer"] - graph_seconds,
+                                                        1e-9)
+                    threshold = eq3_threshold(round_bytes / bandwidth, rate["gpu"], rate["cpu"])
+            return state.result("hybrid", options.want_flow, started)
 
 
 register_with_kernels(
