@@ -33,7 +33,7 @@ def initial_state(graph) -> tuple[np.ndarray, np.ndarray]:
     but the source's 0: the residuals and the first label array."""
     label = np.full(graph.n, graph.n, np.int32)
     label[graph.source] = 0
-    return graph.cap[graph.rev].copy(), label
+    return graph.cap[graph.rev], label  # fancy indexing: a new array
 
 
 def device_bytes(graph) -> int:
@@ -47,9 +47,24 @@ class StabilizingDevice:
     """What both devices share: a batch of rounds, each kernel's arguments taken by name
     from ``self.arguments`` and the round's scalars and label arrays."""
 
-    def __init__(self, graph):
-        self.graph = graph
+    def __init__(self):
         self.seconds = {"rounds": 0.0}
+
+    def _prepare_rounds(self) -> None:
+        """Each kernel's argument list for even and for odd rounds, built once: the labels
+        kernel reads labels[parity] and writes labels[1 - parity], which the guards and moves
+        then read; from round to round only the round number changes."""
+        self.calls = []
+        for parity in (0, 1):
+            read, written = self.labels[parity], self.labels[1 - parity]
+            calls = []
+            for kernel in ROUND_KERNELS:
+                arguments = self.arguments | {
+                    "round_number": 0, "next_label": written,
+                    "label": read if kernel is STABILIZING_LABELS else written}
+                calls.append((kernel, [arguments[name] for name in kernel.arguments],
+                              kernel.arguments.index("round_number")))
+            self.calls.append(calls)
 
     def batch(self, first_round: int, rounds: int) -> np.ndarray:
         """Rounds first_round .. first_round + rounds - 1 (rounds <= BATCH); the busy flag of
@@ -57,14 +72,9 @@ class StabilizingDevice:
         started = time.perf_counter()
         self._clear_busy()
         for round_number in range(first_round, first_round + rounds):
-            scalars = {"round_number": round_number,
-                       "label": self.labels[round_number % 2],
-                       "next_label": self.labels[(round_number + 1) % 2]}
-            for kernel in ROUND_KERNELS:
-                if kernel is not STABILIZING_LABELS:  # guards and moves read the new labels
-                    scalars["label"] = scalars["next_label"]
-                arguments = self.arguments | scalars
-                self._launch(kernel, [arguments[name] for name in kernel.arguments])
+            for kernel, arguments, round_slot in self.calls[round_number % 2]:
+                arguments[round_slot] = round_number
+                self._launch(kernel, arguments)
         busy = self._busy()
         self.seconds["rounds"] += time.perf_counter() - started
         return busy
@@ -74,7 +84,7 @@ class StabilizingTwinDevice(StabilizingDevice):
     """self_stabilizing.cu's Numba twin, on arrays of its own."""
 
     def __init__(self, graph):
-        super().__init__(graph)
+        super().__init__()
         res, label = initial_state(graph)
         self.res = res
         self.labels = (label, np.empty_like(label))
@@ -85,6 +95,7 @@ class StabilizingTwinDevice(StabilizingDevice):
                           "cap": graph.cap, "res": res, "demand": np.empty(graph.n, np.int64),
                           "guard": np.empty(graph.n, np.int32), "busy": self.busy_flags,
                           "stats": self.stats}
+        self._prepare_rounds()
 
     def _launch(self, kernel: Kernel, args: list) -> None:
         getattr(self_stabilizing_cpu, kernel.name)(*args)
@@ -110,7 +121,7 @@ class StabilizingGpuDevice(GpuMemory, StabilizingDevice):
     of a batch queue without a wait; the busy flags' copy waits for them."""
 
     def __init__(self, graph):
-        super().__init__(graph)
+        super().__init__()
         self._open_on_gpu(lambda: self._open(graph), device_bytes(graph))
 
     def _open(self, graph) -> None:
@@ -119,15 +130,15 @@ class StabilizingGpuDevice(GpuMemory, StabilizingDevice):
             kernel.pycuda_types) for kernel in ROUND_KERNELS}
         self.grid = (max(1, -(-graph.n // BLOCK)), 1)
         res, label = initial_state(graph)
-        self.busy_host = np.zeros(BATCH, np.int32)
         self.labels = (self._copy_in(label), self._allocate(label.nbytes))
         self.arguments = {"n": graph.n, "source": graph.source, "sink": graph.sink,
                           "first": self._copy_in(graph.first), "head": self._copy_in(graph.head),
                           "rev": self._copy_in(graph.rev), "cap": self._copy_in(graph.cap),
                           "res": self._copy_in(res), "demand": self._allocate(8 * graph.n),
                           "guard": self._allocate(4 * graph.n),
-                          "busy": self._copy_in(self.busy_host),
+                          "busy": self._allocate(4 * BATCH),
                           "stats": self._copy_in(np.zeros(3, np.int64))}
+        self._prepare_rounds()
 
     def _launch(self, kernel: Kernel, args: list) -> None:
         self.kernels[kernel.name].prepared_async_call(self.grid, (BLOCK, 1, 1), None, *args)
@@ -136,8 +147,9 @@ class StabilizingGpuDevice(GpuMemory, StabilizingDevice):
         self.cuda.memset_d32(self.arguments["busy"], 0, BATCH)
 
     def _busy(self) -> np.ndarray:
-        self.cuda.memcpy_dtoh(self.busy_host, self.arguments["busy"])
-        return self.busy_host.copy()
+        busy = np.empty(BATCH, np.int32)
+        self.cuda.memcpy_dtoh(busy, self.arguments["busy"])
+        return busy
 
     def download(self, res: np.ndarray) -> None:
         self.cuda.memcpy_dtoh(res, self.arguments["res"])

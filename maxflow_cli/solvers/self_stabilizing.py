@@ -68,9 +68,9 @@ def solve_self_stabilizing(graph: ResidualGraph, options: SolveOptions) -> Solve
                     "(--max-rounds); Ghosh et al. prove convergence on acyclic networks only")
             count = min(BATCH, max_rounds - rounds)
             busy = device.batch(rounds, count)
-            quiet = [r for r in range(rounds, rounds + count) if not busy[r % BATCH]]
-            if quiet:
-                rounds = quiet[0]
+            quiet = next((r for r in range(rounds, rounds + count) if not busy[r % BATCH]), None)
+            if quiet is not None:
+                rounds = quiet
                 break
             rounds += count
         res = np.empty(graph.head.shape[0], np.int64)
