@@ -4,28 +4,33 @@ Every rank holds its part (partition.Part): its own vertices with their arcs, an
 copies of the neighbouring ranks' vertices. A round is:
 
 1. Local discharge: hi_pr's stage-one core (highest_label.hipr_stage_one, Goldberg &
-   Cherkassky) on the part, ghosts acting as sinks: a ghost's excess is held at INT64_MIN, so
-   a push into it never makes it active, and it is never discharged. Its label is the one its
-   owner sent last round (stale: the owner may have raised it since). No gap relabeling (a
-   part sees only some vertices of a level) and no global update inside (those are global).
+   Cherkassky) on the part until none of its vertices is active, ghosts acting as sinks: a
+   ghost's excess is held at INT64_MIN, so a push into it never makes it active, and it is
+   never discharged. Its label is the one its owner sent last round (stale: the owner may
+   have raised it since). No gap relabeling (a part sees only some vertices of a level);
+   hi_pr's global updates run on the part, their BFS seeded by the sink and by the ghosts at
+   their labels (a region discharge, as in Alvino §3.4: the part's labels are the distances
+   to its border given the neighbours' labels).
 2. Border exchange (one Alltoallv): for every border pair, the flow pushed into the ghost this
    round and the label of the own endpoint. The receiver refreshes its ghost labels and
    accepts a push u->v of a neighbour iff d(v) <= d(u) + 1 with both ranks' labels as they
    are now; otherwise it refuses it, and a second Alltoallv sends the refused flow back to u.
-3. An Allreduce of the active vertices (label below n, positive excess) and of the ranks that
-   want a global relabel: none active ends stage 1; the next round starts with a global
-   relabel where a rank's discharge stopped where hi_pr would run a global update (work *
-   frequency > alpha * n + m, n and m the part's), or where the rounds since the last global
-   relabel took longer than it did. The second rule bounds the rounds that stale labels waste
-   (excess that can no longer reach the sink climbs a level or two a round towards n, flow
-   goes back and forth across a border) to about the cost of one global relabel.
+3. An Allreduce of the active vertices (label below n, positive excess) and of the work done
+   since the last global relabel: none active ends stage 1; the next round starts with a
+   global relabel where hi_pr would run a global update on the whole network (work *
+   frequency > alpha * n + m), or where as many rounds have passed since the last one as it
+   took iterations. The second rule bounds the rounds that stale labels waste: vertices cut
+   off from the sink around a border are seen by no part's BFS as cut off, and their labels
+   climb a level or two a round towards n, flow going back and forth across the border.
 
 Why labels stay valid (d(x) <= d(y) + 1 on every residual arc x->y, d(sink) = 0), the
 invariant that makes the result a maximum preflow. We chose synchronous rounds because
 labels then only change inside step 1 and the exchange sees every rank's labels of the same
 moment. Inside a part, hi_pr keeps validity towards ghosts: a ghost's true label is at least
 its stale one (labels only grow), so a relabel computed against the stale one is valid against
-the true one. Across the border, a residual arc v->u can appear only through a push u->v by
+the true one; its global updates give each own vertex its distance to the seeds (the sink
+and the ghosts at their stale labels), which is valid for the same reason and, valid labels
+being lower bounds of those distances, never lowers a label. Across the border, a residual arc v->u can appear only through a push u->v by
 u's rank; it survives only if accepted, and acceptance is exactly d(v) <= d(u) + 1. A refused
 push restores u->v, and refusal means d(u) < d(v) - 1 <= d(v) + 1, so that arc is valid too.
 Every other border arc was residual all round, and the labels computed on each side against
@@ -41,18 +46,21 @@ with excess can either: the preflow is maximum (its value is e(sink)), as in hi_
 Rounds end: each round either pushes a unit of flow for good (accepted) or refuses it because
 the receiver's label rose; labels are bounded by n, pushes by the generic push-relabel bound.
 
-Labels: hi_pr's core takes the part's vertex count as its label bound. A part is padded with
-isolated vertices up to twice the largest live label (at most n) so that every live label fits;
-a relabel that reaches the bound keeps the bound as its (still valid) label.
+Labels: hi_pr's core takes the part's vertex count as its label bound, and a vertex at the
+bound is done. A residual path from an own vertex to the sink leaves the part at a ghost (or
+ends at the sink) after at most `owned` arcs, and a valid label is at most the distance, so a
+label of the highest live ghost label + owned + 1 or more means cut off from the sink: the
+part is padded with isolated vertices up to that bound (at most n), and its vertices at the
+bound after the discharge get n.
 
 The global relabel is a distributed reverse BFS from the sink, label-correcting: each rank
-runs a BFS over its part seeded by the sink and its ghosts' distances, sends the distances of
-its border vertices, and repeats until no ghost distance drops anywhere (an Allreduce); the
-iterations number about the times a shortest path crosses a border, not the levels.
+lowers the distances of its part from the seeds that dropped (the sink, then the ghosts whose
+owners sent a lower distance), sends the distances of its border vertices, and repeats until
+no ghost distance drops anywhere (an Allreduce); the iterations number about the times a
+shortest path crosses a border, and a part's BFS work adds up to about one BFS.
 """
 
 import resource
-import time
 
 import numba
 import numpy as np
@@ -60,7 +68,6 @@ import numpy as np
 from maxflow_cli.pushrelabel.highest_label import (
     COUNTER_NAMES,
     RELABELS,
-    STOPPED_AT_GLOBAL_UPDATE,
     WORK,
     hipr_stage_one,
 )
@@ -130,13 +137,11 @@ def take_back(arc, ghost_arc, vertex, returned, res, excess):
 
 
 @numba.njit(cache=True)
-def bfs_from_seeds(first, head, rev, res, dist, unreached, owned, source, order):
-    """Distances to the sink over residual arcs for the own vertices (0..owned-1, at
-    `unreached` on entry), given the sink's and the ghosts' known distances in `dist`: a BFS
-    whose queue is merged with the seeds in order of distance (unit weights), so that each
-    vertex is settled once. The source is never labelled (it keeps `unreached`)."""
-    seeds = np.flatnonzero(dist < unreached)
-    seeds = seeds[np.argsort(dist[seeds], kind="mergesort")]
+def bfs_from_seeds(first, head, rev, res, dist, seeds, owned, source, order):
+    """Lower the distances to the sink of the own vertices (0..owned-1) along residual arcs
+    from `seeds`, whose distances in `dist` have just dropped (in order of distance): a BFS
+    whose queue is merged with the seeds in order of distance (unit weights), so that in one
+    call each vertex is lowered at most once. The source is never labelled."""
     taken = 0
     pos = 0
     tail = 0
@@ -169,6 +174,7 @@ class RankSolver:
         self.part = part
         self.params = params
         self.border = Border(comm, part)
+        self.arcs = comm.allreduce(int(part.first[part.owned])) // 2  # the whole network's
         size = part.size
         self.res = part.cap.copy()
         self.excess = np.zeros(size, np.int64)
@@ -196,33 +202,33 @@ class RankSolver:
         relabel_due = True
         while True:
             if relabel_due:
-                started = time.perf_counter()
-                self.global_relabel()
-                relabelled = time.perf_counter()
-                relabel_seconds = relabelled - started
-            stopped = self.discharge()
+                iterations = self.global_relabel()
+                work_then = self.counters[WORK]
+                rounds_then = self.rounds
+            self.discharge()
             settled = self.exchange(settled)
             holds = (self.excess[:part.owned] > 0) & (self.label[:part.owned] < part.n)
             if part.sink >= 0:
                 holds[part.sink] = False
-            due = stopped or time.perf_counter() - relabelled > relabel_seconds
-            totals = self.comm.allreduce(np.array([np.count_nonzero(holds), due], np.int64))
+            totals = self.comm.allreduce(np.array([np.count_nonzero(holds),
+                                                   self.counters[WORK] - work_then], np.int64))
             self.rounds += 1
             self.trace.append({"round": self.rounds, "active": int(totals[0]),
                                "global_relabel": bool(relabel_due)})
             if totals[0] == 0:
                 return
-            relabel_due = totals[1] > 0
+            relabel_due = (totals[1] * self.params["global_update_frequency"]
+                           > self.params["alpha"] * part.n + self.arcs
+                           or self.rounds - rounds_then >= iterations)
 
-    def discharge(self) -> bool:
-        """Step 1: hi_pr's core on the part, ghosts as sinks at their last known labels, until
-        no own vertex is active or hi_pr would run a global update (True then: the next round
-        starts with a global relabel). A single rank holds the whole graph: hi_pr runs as
-        it is, with its gaps and global updates, in one round."""
+    def discharge(self) -> None:
+        """Step 1: hi_pr's core on the part until no own vertex is active, ghosts as sinks at
+        their last known labels, its global updates seeded by them (seeded_from). A single
+        rank holds the whole graph: hipr runs as it is, with its gaps, in one round."""
         part = self.part
         n = part.n
-        live = self.label[self.label < n]
-        size = max(part.size, min(n, 2 * int(live.max(initial=0)) + 2))
+        whole = self.comm.size == 1
+        size = part.size if whole else max(part.size, self.label_bound())
         self._pad(size)
         local_label = self.local_label[:size]
         np.minimum(self.label, size, out=local_label[:part.size])
@@ -231,15 +237,23 @@ class RankSolver:
         excess[part.owned:part.size] = GHOST_EXCESS
         source = part.source if part.source >= 0 else size
         sink = part.sink if part.sink >= 0 else size
-        whole = self.comm.size == 1
-        status = hipr_stage_one(self.first[:size + 1], part.head, part.rev, self.res, excess,
-                                local_label, source, sink,
-                                self.params["global_update_frequency"], self.params["alpha"],
-                                self.params["beta"], not whole, self.counters, False, whole)
+        hipr_stage_one(self.first[:size + 1], part.head, part.rev, self.res, excess,
+                       local_label, source, sink, self.params["global_update_frequency"],
+                       self.params["alpha"], self.params["beta"], False, self.counters, False,
+                       whole, part.owned)
         excess[part.owned:part.size] = 0
-        own = self.label[:part.owned]
-        np.maximum(own, local_label[:part.owned], out=own)
-        return status == STOPPED_AT_GLOBAL_UPDATE
+        own = local_label[:part.owned]
+        self.label[:part.owned] = np.where(own >= size, n, own)
+
+    def label_bound(self) -> int:
+        """A label from which an own vertex is cut off from the sink: a residual path to it
+        stays in the part up to a ghost (or the sink), so it is at most `owned` arcs long and
+        ends at a label below the highest live ghost label; a valid label bounds the distance
+        from below. At most n."""
+        part = self.part
+        ghosts = self.label[part.owned:part.size]
+        highest = int(ghosts[ghosts < part.n].max(initial=0))
+        return min(part.n, highest + part.owned + 1)
 
     def _pad(self, size: int) -> None:
         """Grow the local arrays to `size` vertices (isolated padding past the part)."""
@@ -270,28 +284,36 @@ class RankSolver:
                   self.excess)
         return res[border.arc]
 
-    def global_relabel(self) -> None:
-        """Exact distances to the sink everywhere (n where cut off), label-correcting."""
+    def global_relabel(self) -> int:
+        """Exact distances to the sink everywhere (n where cut off), label-correcting: each
+        iteration lowers the own distances from the seeds that dropped (the sink first, then
+        the ghosts whose owners sent a lower distance), so a part's BFS work adds up to about
+        one BFS however many borders a shortest path crosses."""
         part, border = self.part, self.border
         n = part.n
         dist = np.full(part.size, n, np.int32)  # the ghosts' until their owners say
+        seeds = np.empty(0, np.int32)
+        iterations = 0
+        if part.sink >= 0:
+            dist[part.sink] = 0
+            seeds = np.array([part.sink], np.int32)
         while True:
-            dist[:part.owned] = n
-            if part.sink >= 0:
-                dist[part.sink] = 0
-            bfs_from_seeds(part.first, part.head, part.rev, self.res, dist, n, part.owned,
+            bfs_from_seeds(part.first, part.head, part.rev, self.res, dist, seeds, part.owned,
                            part.source, self.order)
-            self.bfs_iterations += 1
-            rows = dist[border.vertex].astype(np.int64).reshape(-1, 1)
-            received = border.swap(rows)[:, 0].astype(np.int32)
-            lowered = np.count_nonzero(received < dist[border.ghost])
-            dist[border.ghost] = received
-            if self.comm.allreduce(lowered) == 0:
+            iterations += 1
+            received = border.swap(dist[border.vertex].astype(np.int64).reshape(-1, 1))[:, 0]
+            lowered = received < dist[border.ghost]
+            dist[border.ghost[lowered]] = received[lowered]
+            seeds = np.unique(border.ghost[lowered])
+            seeds = seeds[np.argsort(dist[seeds], kind="stable")]
+            if self.comm.allreduce(seeds.shape[0]) == 0:
                 break
         self.label[:] = dist
         if part.source >= 0:
             self.label[part.source] = n
         self.global_relabels += 1
+        self.bfs_iterations += iterations
+        return iterations
 
     def statistics(self) -> dict:
         return {"pushes": int(self.counters[0]), "relabels": int(self.counters[RELABELS]),

@@ -83,35 +83,42 @@ def _build_buckets(label, excess, source, sink, first_active, first_inactive, b_
 
 
 @numba.njit(cache=True)
-def _global_update(first, head, rev, res, excess, label, current, sink,
+def _global_update(first, head, rev, res, excess, label, current, sink, seeded_from,
                    first_active, first_inactive, b_next, b_prev):
     """hi_pr's globalUpdate(): exact labels by reverse BFS, buckets rebuilt, current arcs reset.
 
     As in hi_pr, the BFS scans each level's inactive list, then its active list, and files
     every newly labelled vertex at the front of its list, so the buckets (and the discharge
-    order that follows) come out in hi_pr's order. Returns (aMax, aMin, dMax).
+    order that follows) come out in hi_pr's order. The vertices from `seeded_from` on keep
+    their labels and seed the BFS at them (the ghosts of an `mpi` part, at their owners'
+    labels; none in hipr); a `sink` of n or more is not in the graph. Returns (aMax, aMin,
+    dMax).
     """
     n = label.shape[0]
-    label[:] = n
-    label[sink] = 0
+    label[:seeded_from] = n
     first_active[:] = n
     first_inactive[:] = n
-    b_next[sink] = n
-    b_prev[sink] = n
-    b_prev[n] = sink
-    first_inactive[0] = sink
+    top_seed = 0
+    if sink < n:
+        label[sink] = 0
+        _add_inactive(sink, 0, first_inactive, b_next, b_prev)
+    for g in range(seeded_from, n):
+        if label[g] < n:
+            _add_inactive(g, label[g], first_inactive, b_next, b_prev)
+            top_seed = max(top_seed, label[g])
     a_max = 0
     a_min = n
     d_max = 0
     level = 0
-    while level < n and (first_active[level] != n or first_inactive[level] != n):
+    while level < n and (level <= top_seed or first_active[level] != n
+                         or first_inactive[level] != n):
         j_label = level + 1
         for pass_ in range(2):  # the inactive list, then the active list
             i = first_inactive[level] if pass_ == 0 else first_active[level]
             while i != n:
                 for a in range(first[i], first[i + 1]):
                     j = head[a]
-                    if label[j] == n and res[rev[a]] > 0:
+                    if label[j] == n and j < seeded_from and res[rev[a]] > 0:
                         label[j] = j_label
                         current[j] = first[j]
                         d_max = j_label
@@ -158,7 +165,7 @@ def _gap(empty, d_max, first_inactive, b_next, label, parallel_gap):
 @numba.njit(cache=True)
 def _stage_one(first, head, rev, res, excess, label, current, first_active, first_inactive,
                b_next, b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
-               counters, parallel_gap, gap_relabeling):
+               counters, parallel_gap, gap_relabeling, seeded_from):
     """hi_pr's stageOne(), with its discharge(), on unsigned views of the vertex and arc arrays
     (see hipr_stage_one).
 
@@ -241,15 +248,16 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
                 return STOPPED_AT_GLOBAL_UPDATE
             counters[GLOBAL_UPDATES] += 1
             a_max, a_min, d_max = _global_update(first, head, rev, res, excess, label, current,
-                                                 sink, first_active, first_inactive, b_next,
-                                                 b_prev)
+                                                 sink, seeded_from, first_active,
+                                                 first_inactive, b_next, b_prev)
     counters[WORK] += work
     return DONE
 
 
 @numba.njit(cache=True)
 def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency, alpha, beta,
-                   stop_at_global_update, counters, parallel_gap=False, gap_relabeling=True):
+                   stop_at_global_update, counters, parallel_gap=False, gap_relabeling=True,
+                   seeded_from=-1):
     """hi_pr's stageOne() main loop on the given valid preflow state.
 
     Starts from the labels it is given (buckets are rebuilt from them). Returns DONE when no
@@ -259,7 +267,10 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     relabeled by Alvino's Algorithm 14 (the buckets above the gap in parallel), with the same
     outcome as hi_pr's sequential gap. Without `gap_relabeling`, no gap is relabeled: a part
     of a network split over processes (the `mpi` solver) sees only some vertices of a level,
-    so an empty bucket there proves nothing.
+    so an empty bucket there proves nothing. With `seeded_from` (>= 0), the vertices from
+    there on are fixed: never discharged nor relabeled (their excess must stay below 0), and
+    each global update starts its BFS from them at their labels as well as from the sink (an
+    `mpi` part's ghosts, at their owners' labels).
 
     Vertex numbers, arc numbers and labels go in as unsigned views: Numba guards every access
     through a signed index against negative indices (a compare and a select on the length of
@@ -277,7 +288,8 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     return _stage_one(first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), res,
                       excess, label.view(np.uint32), current, first_active, first_inactive,
                       b_next, b_prev, source, sink, frequency, alpha, beta,
-                      stop_at_global_update, counters, parallel_gap, gap_relabeling)
+                      stop_at_global_update, counters, parallel_gap, gap_relabeling,
+                      n if seeded_from < 0 else seeded_from)
 
 
 @numba.njit(cache=True)
