@@ -1,13 +1,14 @@
 """Stage 1 of the `mpi` solver on several rank counts of one host: the README's scaling table.
 
-    python scripts/mpi_scaling.py --ranks 16,8,4,2 --partitions ranges,regions \
+    python scripts/mpi_scaling.py --ranks 16,8,4,2 --partitions ranges,regions --blocks 1,4 \
         --seconds 250 genrmf-wide-128 washington-rlg-long-2048x4096
 
-Generates each preset (seed 1) in memory, then for each partition and rank count starts the
-ranks once (maxflow_cli.distributed.launch.run_on_ranks) and prints one row: stage-1 seconds
-as rank 0 sees it, rounds, global relabels and their BFS iterations, bytes and messages sent
-across borders, refused pushes, peak memory of rank 0 (which holds the whole graph) and of the
-largest other rank. `--hipr` adds hipr's stage 1 for comparison. Rows whose start would fall
+Generates each preset (seed 1) in memory, then for each partition, pieces per rank and rank
+count starts the ranks once (maxflow_cli.distributed.launch.run_on_ranks) and prints one row:
+stage-1 seconds as rank 0 sees it; of those, the discharges' share (each round's slowest part,
+and the mean part's) and the global relabels'; rounds, global relabels and their BFS
+iterations, bytes and messages sent across borders, refused pushes, peak memory of rank 0
+(which holds the whole graph) and of the largest other rank. `--hipr` adds hipr's stage 1 for comparison. Rows whose start would fall
 past `--seconds` are skipped (and say so). Flow values must agree across a preset's rows.
 """
 
@@ -28,6 +29,7 @@ def main() -> None:
     parser.add_argument("presets", nargs="+")
     parser.add_argument("--ranks", default="16,8,4,2,1")
     parser.add_argument("--partitions", default="ranges")
+    parser.add_argument("--blocks", default="1", help="pieces per rank, comma-separated")
     parser.add_argument("--seconds", type=float, default=float("inf"))
     parser.add_argument("--hipr", action="store_true")
     parser.add_argument("--timeout", type=float, default=None, help="seconds per launch")
@@ -36,9 +38,10 @@ def main() -> None:
     hipr = get_solver("hipr")
     options = hipr.resolve(SolveOptions(False))
     hipr.prepare(options)
-    warm_up(PARAMS | {"ranks": 1, "partition": "ranges"})  # Numba's cache, before the ranks
-    print("instance | partition | ranks | stage 1 (s) | rounds | global relabels | BFS "
-          "iterations | bytes | messages | refused | peak MB rank 0 | peak MB other", flush=True)
+    warm_up(PARAMS | {"ranks": 1, "partition": "ranges", "blocks": 1})  # Numba's cache, before the ranks
+    print("instance | partition | blocks | ranks | stage 1 (s) | slowest discharges | mean "
+          "discharges | relabels (s) | rounds | global relabels | BFS iterations | bytes | "
+          "messages | refused | peak MB rank 0 | peak MB other", flush=True)
     for name in args.presets:
         preset = generators.preset(name)
         made = time.monotonic()
@@ -49,26 +52,29 @@ def main() -> None:
         if args.hipr:
             result = hipr.solve(build_residual(network), options)
             values.add(result.flow_value)
-            print(f"{name} | hipr | 1 | {result.times['stage1']:.2f}", flush=True)
+            print(f"{name} | hipr | | 1 | {result.times['stage1']:.2f}", flush=True)
         for partition in args.partitions.split(","):
-            for ranks in map(int, args.ranks.split(",")):
-                if time.monotonic() - started > args.seconds:
-                    print(f"{name} | {partition} | {ranks} | skipped: out of time", flush=True)
-                    continue
-                params = PARAMS | {"ranks": ranks, "partition": partition}
-                try:
-                    _, excess, times, counters, _ = run_on_ranks([network], params, ranks,
-                                                                 args.timeout)[0]
-                except RanksFailed as error:
-                    print(f"{name} | {partition} | {ranks} | {error}", flush=True)
-                    continue
-                values.add(int(excess[network.sink]))
-                print(f"{name} | {partition} | {ranks} | {times['stage1']:.2f} | "
-                      f"{counters['rounds']} | {counters['global_relabels']} | "
-                      f"{counters['bfs_iterations']} | {counters['bytes']:,} | "
-                      f"{counters['messages']:,} | {counters['refused']:,} | "
-                      f"{counters['peak_memory_leader'] >> 20} | "
-                      f"{counters['peak_memory_other'] >> 20}", flush=True)
+            for blocks in map(int, args.blocks.split(",")):
+                for ranks in map(int, args.ranks.split(",")):
+                    row = f"{name} | {partition} | {blocks} | {ranks}"
+                    if time.monotonic() - started > args.seconds:
+                        print(f"{row} | skipped: out of time", flush=True)
+                        continue
+                    params = PARAMS | {"ranks": ranks, "partition": partition, "blocks": blocks}
+                    try:
+                        _, excess, times, counters, _ = run_on_ranks([network], params, ranks,
+                                                                     args.timeout)[0]
+                    except RanksFailed as error:
+                        print(f"{row} | {error}", flush=True)
+                        continue
+                    values.add(int(excess[network.sink]))
+                    print(f"{row} | {times['stage1']:.2f} | {counters['discharge_slowest']:.2f} "
+                          f"| {counters['discharge_mean']:.2f} | "
+                          f"{counters['relabel_seconds']:.2f} | {counters['rounds']} | "
+                          f"{counters['global_relabels']} | {counters['bfs_iterations']} | "
+                          f"{counters['bytes']:,} | {counters['messages']:,} | "
+                          f"{counters['refused']:,} | {counters['peak_memory_leader'] >> 20} | "
+                          f"{counters['peak_memory_other'] >> 20}", flush=True)
         print(f"# {name}: flow values {sorted(values)}"
               f"{'' if len(values) <= 1 else ' DISAGREE'}", flush=True)
 

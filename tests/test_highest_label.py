@@ -87,7 +87,7 @@ def test_hipr_with_alvino_parallel_gap_does_exactly_what_hi_pr_gap_does(path, ex
     assert int(outcomes[0][3][graph.sink]) == expected
 
 
-def _stage_one_from_scratch(graph, parallel_gap=False, gap_relabeling=True):
+def _stage_one_from_scratch(graph, parallel_gap=False, gaps_above=0):
     """hi_pr's initialisation and stage 1 on `graph`: (residuals, labels, counters, excess)."""
     res = graph.initial_residuals()
     excess = np.zeros(graph.n, np.int64)
@@ -96,7 +96,7 @@ def _stage_one_from_scratch(graph, parallel_gap=False, gap_relabeling=True):
     hipr_initialize(graph.first, graph.head, graph.rev, res, excess, label, graph.source,
                     graph.sink)
     hipr_stage_one(graph.first, graph.head, graph.rev, res, excess, label, graph.source,
-                   graph.sink, 0.5, 6, 12, False, counters, parallel_gap, gap_relabeling)
+                   graph.sink, 0.5, 6, 12, False, counters, parallel_gap, gaps_above)
     return res, label, counters, excess
 
 
@@ -104,7 +104,7 @@ def _stage_one_from_scratch(graph, parallel_gap=False, gap_relabeling=True):
 def test_hipr_without_gap_relabeling_relabels_no_gap_and_finds_the_same_value(path, expected):
     """What the `mpi` solver's parts run: no gap is relabeled, the preflow is still maximum."""
     graph = build_residual(read_network(str(path))[0])
-    res, _, counters, excess = _stage_one_from_scratch(graph, gap_relabeling=False)
+    res, _, counters, excess = _stage_one_from_scratch(graph, gaps_above=graph.n)
     assert counters[COUNTER_NAMES.index("gaps")] == 0
     assert_certified(graph, SolveResult("hipr", int(excess[graph.sink]), res, False), expected)
 

@@ -37,8 +37,8 @@ PARAMS = {"global_update_frequency": 0.5, "alpha": 6, "beta": 12}
 MAXFLOW = [str(Path(sys.executable).with_name("maxflow"))]  # the installed command
 
 
-def params(ranks, partition):
-    return PARAMS | {"ranks": ranks, "partition": partition}
+def params(ranks, partition, blocks=1):
+    return PARAMS | {"ranks": ranks, "partition": partition, "blocks": blocks}
 
 
 def assert_solved(network, outcome, expected):
@@ -51,11 +51,12 @@ def assert_solved(network, outcome, expected):
     return counters
 
 
-@pytest.mark.parametrize("ranks,partition", [(1, "ranges"), (2, "regions"), (3, "ranges"),
-                                             (4, "regions"), (4, "ranges")])
-def test_every_known_instance_on_ranks(ranks, partition):
+@pytest.mark.parametrize("ranks,partition,blocks", [(1, "ranges", 1), (2, "regions", 1),
+                                                    (3, "ranges", 3), (4, "regions", 2),
+                                                    (4, "ranges", 1)])
+def test_every_known_instance_on_ranks(ranks, partition, blocks):
     networks = [read_network(str(path))[0] for path, _ in INSTANCES]
-    outcomes = run_on_ranks(networks, params(ranks, partition), ranks, LAUNCH_TIMEOUT)
+    outcomes = run_on_ranks(networks, params(ranks, partition, blocks), ranks, LAUNCH_TIMEOUT)
     for network, (path, expected), outcome in zip(networks, INSTANCES, outcomes):
         counters = assert_solved(network, outcome, expected)
         assert counters["ranks"] == ranks, path.name
@@ -78,9 +79,10 @@ def layered_networks(draw):
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.data_too_large])
 @given(networks=st.lists(layered_networks(), min_size=12, max_size=12),
-       ranks=st.integers(2, 4), partition=st.sampled_from(["ranges", "regions"]))
-def test_random_networks_against_the_oracle_and_hipr(networks, ranks, partition):
-    outcomes = run_on_ranks(networks, params(ranks, partition), ranks, LAUNCH_TIMEOUT)
+       ranks=st.integers(2, 4), partition=st.sampled_from(["ranges", "regions"]),
+       blocks=st.integers(1, 3))
+def test_random_networks_against_the_oracle_and_hipr(networks, ranks, partition, blocks):
+    outcomes = run_on_ranks(networks, params(ranks, partition, blocks), ranks, LAUNCH_TIMEOUT)
     hipr = get_solver("hipr")
     for network, outcome in zip(networks, outcomes):
         expected = max_flow_value(network.n, network.source, network.sink,
@@ -91,12 +93,12 @@ def test_random_networks_against_the_oracle_and_hipr(networks, ranks, partition)
         assert_solved(network, outcome, expected)
 
 
-@pytest.mark.parametrize("partition", ["ranges", "regions"])
-def test_parts_cover_every_arc_once_and_agree_on_border_pairs(partition):
+@pytest.mark.parametrize("partition,blocks", [("ranges", 1), ("regions", 1), ("ranges", 4)])
+def test_parts_cover_every_arc_once_and_agree_on_border_pairs(partition, blocks):
     path = next(path for path, _ in INSTANCES if "genrmf" in path.name)
     graph = build_residual(read_network(str(path))[0])
     ranks = 3
-    splitter = Splitter(graph, ranks, partition)
+    splitter = Splitter(graph, ranks, partition, blocks)
     parts = [splitter.part(rank) for rank in range(ranks)]
     owned_arcs = np.concatenate([splitter.own_arcs(rank) for rank in range(ranks)])
     assert np.array_equal(np.sort(owned_arcs), np.arange(graph.head.shape[0]))
@@ -114,6 +116,14 @@ def test_regions_follow_the_distance_from_the_sink():
     owner = vertex_owners(graph, 4, "regions")
     assert owner[graph.sink] == 0
     assert set(owner.tolist()) == {0, 1, 2, 3}
+
+
+def test_blocks_deal_the_pieces_to_the_ranks_in_turn():
+    path = next(path for path, _ in INSTANCES if "genrmf" in path.name)
+    graph = build_residual(read_network(str(path))[0])
+    owner = vertex_owners(graph, 2, "ranges", blocks=3)
+    pieces = owner[np.flatnonzero(np.diff(owner, prepend=-1))]  # the owner of each run of ids
+    assert pieces.tolist() == [0, 1, 0, 1, 0, 1]
 
 
 def _run(command, **kwargs):

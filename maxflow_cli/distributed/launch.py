@@ -54,7 +54,7 @@ def lead(comm, graph: ResidualGraph, params: dict):
     counters, trace): a maximum preflow of the whole graph."""
     with failing_together(comm):
         started = time.perf_counter()
-        splitter = Splitter(graph, comm.size, params["partition"])
+        splitter = Splitter(graph, comm.size, params["partition"], params["blocks"])
         for rank in range(1, comm.size):
             comm.send((splitter.part(rank), params), dest=rank, tag=PART)
         solver = RankSolver(comm, splitter.part(0), params)
@@ -74,7 +74,12 @@ def lead(comm, graph: ResidualGraph, params: dict):
     statistics = [share[2] for share in shares]
     counters = {name: sum(s[name] for s in statistics)
                 for name in ("pushes", "relabels", "work", "refused", "bytes", "messages")}
+    discharges = np.array([s["discharge_seconds"] for s in statistics])
     counters.update(rounds=solver.rounds, global_relabels=solver.global_relabels,
+                    discharge_slowest=float(discharges.max(axis=0).sum()),
+                    discharge_mean=float(discharges.sum(axis=1).mean()),
+                    discharge_by_rank=discharges.sum(axis=1).round(3).tolist(),
+                    relabel_seconds=solver.relabel_seconds,
                     bfs_iterations=solver.bfs_iterations, ranks=comm.size,
                     peak_memory_leader=statistics[0]["peak_memory"],
                     peak_memory_other=max((s["peak_memory"] for s in statistics[1:]),

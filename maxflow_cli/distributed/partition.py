@@ -43,8 +43,12 @@ class Part:
         return self.first.shape[0] - 1
 
 
-def vertex_owners(graph: ResidualGraph, ranks: int, partition: str) -> np.ndarray:
-    """The rank of every vertex (int32[n])."""
+def vertex_owners(graph: ResidualGraph, ranks: int, partition: str,
+                  blocks: int = 1) -> np.ndarray:
+    """The rank of every vertex (int32[n]): the order cut into ranks * blocks pieces of about
+    equal work, dealt to the ranks in turn, so that where the pieces form a chain (the long
+    families' levels and frames, the regions' distance bands) each rank holds `blocks` pieces
+    spread along it and has work wherever the flow is."""
     n = graph.n
     if partition == "ranges":
         order = np.arange(n, dtype=np.int32)
@@ -57,17 +61,18 @@ def vertex_owners(graph: ResidualGraph, ranks: int, partition: str) -> np.ndarra
     work = np.diff(graph.first).astype(np.int64)[order] + 1
     before = np.cumsum(work) - work
     owner = np.empty(n, np.int32)
-    owner[order] = np.minimum(before * ranks // int(work.sum()), ranks - 1)
+    pieces = ranks * blocks
+    owner[order] = np.minimum(before * pieces // int(work.sum()), pieces - 1) % ranks
     return owner
 
 
 class Splitter:
     """Cuts the parts out of a graph, one rank at a time (rank 0 holds the whole graph)."""
 
-    def __init__(self, graph: ResidualGraph, ranks: int, partition: str):
+    def __init__(self, graph: ResidualGraph, ranks: int, partition: str, blocks: int = 1):
         self.graph = graph
         self.ranks = ranks
-        self.owner = vertex_owners(graph, ranks, partition)
+        self.owner = vertex_owners(graph, ranks, partition, blocks)
         tails = np.repeat(np.arange(graph.n, dtype=np.int32), np.diff(graph.first))
         self.tails = tails
         self.arc_owner = self.owner[tails]

@@ -61,6 +61,7 @@ shortest path crosses a border, and a part's BFS work adds up to about one BFS.
 """
 
 import resource
+import time
 
 import numba
 import numpy as np
@@ -68,6 +69,7 @@ import numpy as np
 from maxflow_cli.pushrelabel.highest_label import (
     COUNTER_NAMES,
     RELABELS,
+    STOPPED_AT_GLOBAL_UPDATE,
     WORK,
     hipr_stage_one,
 )
@@ -174,7 +176,10 @@ class RankSolver:
         self.part = part
         self.params = params
         self.border = Border(comm, part)
-        self.arcs = comm.allreduce(int(part.first[part.owned])) // 2  # the whole network's
+        arcs = comm.allreduce(int(part.first[part.owned])) // 2  # the whole network's
+        # hi_pr's global update threshold on the whole network, in work units
+        self.relabel_work = int((params["alpha"] * part.n + arcs)
+                                / params["global_update_frequency"])
         size = part.size
         self.res = part.cap.copy()
         self.excess = np.zeros(size, np.int64)
@@ -185,10 +190,16 @@ class RankSolver:
         self.local_label = np.empty(size, np.int32)
         self.local_excess = self.excess
         self.order = np.empty(size, np.int32)
+        # the BFS's vertex and arc numbers as unsigned views (see hipr_stage_one)
+        self.first_unsigned = part.first.view(np.uint32)
+        self.head_unsigned = part.head.view(np.uint32)
+        self.rev_unsigned = part.rev.view(np.uint32)
         self.rounds = 0
         self.global_relabels = 0
         self.bfs_iterations = 0
         self.refused = 0
+        self.discharge_seconds = []  # each round's
+        self.relabel_seconds = 0.0
         self.trace = []
 
     def run(self) -> None:
@@ -202,33 +213,43 @@ class RankSolver:
         relabel_due = True
         while True:
             if relabel_due:
-                iterations = self.global_relabel()
+                started = time.perf_counter()
+                self.global_relabel()
+                relabelled = time.perf_counter()
+                relabel_time = relabelled - started
+                self.relabel_seconds += relabel_time
                 work_then = self.counters[WORK]
-                rounds_then = self.rounds
-            self.discharge()
+            started = time.perf_counter()
+            stopped = self.discharge(work_then + self.relabel_work)
+            self.discharge_seconds.append(time.perf_counter() - started)
             settled = self.exchange(settled)
             holds = (self.excess[:part.owned] > 0) & (self.label[:part.owned] < part.n)
             if part.sink >= 0:
                 holds[part.sink] = False
-            totals = self.comm.allreduce(np.array([np.count_nonzero(holds),
+            due = stopped or time.perf_counter() - relabelled > relabel_time
+            totals = self.comm.allreduce(np.array([np.count_nonzero(holds), due,
                                                    self.counters[WORK] - work_then], np.int64))
             self.rounds += 1
             self.trace.append({"round": self.rounds, "active": int(totals[0]),
                                "global_relabel": bool(relabel_due)})
             if totals[0] == 0:
                 return
-            relabel_due = (totals[1] * self.params["global_update_frequency"]
-                           > self.params["alpha"] * part.n + self.arcs
-                           or self.rounds - rounds_then >= iterations)
+            relabel_due = totals[1] > 0 or totals[2] > self.relabel_work
 
-    def discharge(self) -> None:
+    def discharge(self, work_budget: int) -> bool:
         """Step 1: hi_pr's core on the part until no own vertex is active, ghosts as sinks at
-        their last known labels, its global updates seeded by them (seeded_from). A single
-        rank holds the whole graph: hipr runs as it is, with its gaps, in one round."""
+        their last known labels, its global updates seeded by them (seeded_from); True where
+        it stopped early, at a global update past `work_budget` (the next round starts with a
+        global relabel then). A single rank holds the whole graph: hipr runs as it is, with
+        its gaps, in one round."""
         part = self.part
         n = part.n
         whole = self.comm.size == 1
-        size = part.size if whole else max(part.size, self.label_bound())
+        ghosts = self.label[part.owned:part.size]
+        highest_ghost = int(ghosts[ghosts < n].max(initial=0))
+        # a residual path from an own vertex to the sink leaves the part at a ghost (or ends
+        # at the sink) after at most `owned` arcs: a label past this bound means cut off
+        size = max(part.size, min(n, highest_ghost + part.owned + 1))
         self._pad(size)
         local_label = self.local_label[:size]
         np.minimum(self.label, size, out=local_label[:part.size])
@@ -237,23 +258,15 @@ class RankSolver:
         excess[part.owned:part.size] = GHOST_EXCESS
         source = part.source if part.source >= 0 else size
         sink = part.sink if part.sink >= 0 else size
-        hipr_stage_one(self.first[:size + 1], part.head, part.rev, self.res, excess,
-                       local_label, source, sink, self.params["global_update_frequency"],
-                       self.params["alpha"], self.params["beta"], False, self.counters, False,
-                       whole, part.owned)
+        status = hipr_stage_one(self.first[:size + 1], part.head, part.rev, self.res, excess,
+                                local_label, source, sink,
+                                self.params["global_update_frequency"], self.params["alpha"],
+                                self.params["beta"], False, self.counters, False,
+                                highest_ghost, part.owned, -1 if whole else work_budget)
         excess[part.owned:part.size] = 0
         own = local_label[:part.owned]
         self.label[:part.owned] = np.where(own >= size, n, own)
-
-    def label_bound(self) -> int:
-        """A label from which an own vertex is cut off from the sink: a residual path to it
-        stays in the part up to a ghost (or the sink), so it is at most `owned` arcs long and
-        ends at a label below the highest live ghost label; a valid label bounds the distance
-        from below. At most n."""
-        part = self.part
-        ghosts = self.label[part.owned:part.size]
-        highest = int(ghosts[ghosts < part.n].max(initial=0))
-        return min(part.n, highest + part.owned + 1)
+        return status == STOPPED_AT_GLOBAL_UPDATE
 
     def _pad(self, size: int) -> None:
         """Grow the local arrays to `size` vertices (isolated padding past the part)."""
@@ -298,8 +311,9 @@ class RankSolver:
             dist[part.sink] = 0
             seeds = np.array([part.sink], np.int32)
         while True:
-            bfs_from_seeds(part.first, part.head, part.rev, self.res, dist, seeds, part.owned,
-                           part.source, self.order)
+            bfs_from_seeds(self.first_unsigned, self.head_unsigned, self.rev_unsigned, self.res,
+                           dist, seeds.view(np.uint32), part.owned, part.source,
+                           self.order.view(np.uint32))
             iterations += 1
             received = border.swap(dist[border.vertex].astype(np.int64).reshape(-1, 1))[:, 0]
             lowered = received < dist[border.ghost]
@@ -319,4 +333,5 @@ class RankSolver:
         return {"pushes": int(self.counters[0]), "relabels": int(self.counters[RELABELS]),
                 "work": int(self.counters[WORK]), "refused": self.refused,
                 "bytes": self.border.bytes, "messages": self.border.messages,
-                "peak_memory": peak_memory()}
+                "peak_memory": peak_memory(), "discharge_seconds": self.discharge_seconds,
+                "relabel_seconds": self.relabel_seconds}

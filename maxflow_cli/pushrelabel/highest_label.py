@@ -165,7 +165,7 @@ def _gap(empty, d_max, first_inactive, b_next, label, parallel_gap):
 @numba.njit(cache=True)
 def _stage_one(first, head, rev, res, excess, label, current, first_active, first_inactive,
                b_next, b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
-               counters, parallel_gap, gap_relabeling, seeded_from):
+               counters, parallel_gap, gaps_above, seeded_from, work_budget):
     """hi_pr's stageOne(), with its discharge(), on unsigned views of the vertex and arc arrays
     (see hipr_stage_one).
 
@@ -231,7 +231,7 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
             label[i] = new_label
             current[i] = new_current
             d_max = max(d_max, new_label)
-            if gap_relabeling and first_active[d] == n and first_inactive[d] == n:
+            if d > gaps_above and first_active[d] == n and first_inactive[d] == n:
                 counters[GAPS] += 1
                 counters[GAP_VERTICES] += _gap(d, d_max, first_inactive, b_next, label,
                                                parallel_gap)
@@ -244,7 +244,7 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
         if work * frequency > threshold:
             counters[WORK] += work
             work = 0
-            if stop_at_global_update:
+            if stop_at_global_update or 0 <= work_budget <= counters[WORK]:
                 return STOPPED_AT_GLOBAL_UPDATE
             counters[GLOBAL_UPDATES] += 1
             a_max, a_min, d_max = _global_update(first, head, rev, res, excess, label, current,
@@ -256,8 +256,8 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
 
 @numba.njit(cache=True)
 def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency, alpha, beta,
-                   stop_at_global_update, counters, parallel_gap=False, gap_relabeling=True,
-                   seeded_from=-1):
+                   stop_at_global_update, counters, parallel_gap=False, gaps_above=0,
+                   seeded_from=-1, work_budget=-1):
     """hi_pr's stageOne() main loop on the given valid preflow state.
 
     Starts from the labels it is given (buckets are rebuilt from them). Returns DONE when no
@@ -265,12 +265,16 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     `stop_at_global_update` is set and hi_pr would now run a global update (the hybrids take
     over there). `counters` accumulates (see COUNTER_NAMES). With `parallel_gap`, gaps are
     relabeled by Alvino's Algorithm 14 (the buckets above the gap in parallel), with the same
-    outcome as hi_pr's sequential gap. Without `gap_relabeling`, no gap is relabeled: a part
-    of a network split over processes (the `mpi` solver) sees only some vertices of a level,
-    so an empty bucket there proves nothing. With `seeded_from` (>= 0), the vertices from
+    outcome as hi_pr's sequential gap. Gaps are relabeled only at levels above `gaps_above`:
+    a vertex above an empty level reaches neither the sink nor a vertex of a label below it
+    (labels drop by at most one an arc), so where a part of a network split over processes
+    (the `mpi` solver) has its ghosts' labels up to `gaps_above`, a gap above that cuts off
+    the vertices above it, and one below proves nothing (a part sees only some vertices of a
+    level). With `seeded_from` (>= 0), the vertices from
     there on are fixed: never discharged nor relabeled (their excess must stay below 0), and
     each global update starts its BFS from them at their labels as well as from the sink (an
-    `mpi` part's ghosts, at their owners' labels).
+    `mpi` part's ghosts, at their owners' labels). With `work_budget` (>= 0), it also stops
+    (STOPPED_AT_GLOBAL_UPDATE) at a global update once counters[WORK] has reached it.
 
     Vertex numbers, arc numbers and labels go in as unsigned views: Numba guards every access
     through a signed index against negative indices (a compare and a select on the length of
@@ -288,8 +292,8 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     return _stage_one(first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), res,
                       excess, label.view(np.uint32), current, first_active, first_inactive,
                       b_next, b_prev, source, sink, frequency, alpha, beta,
-                      stop_at_global_update, counters, parallel_gap, gap_relabeling,
-                      n if seeded_from < 0 else seeded_from)
+                      stop_at_global_update, counters, parallel_gap, gaps_above,
+                      n if seeded_from < 0 else seeded_from, work_budget)
 
 
 @numba.njit(cache=True)

@@ -28,6 +28,9 @@ MPI_PARAMETERS = (
     Parameter("partition", str, "ranges", "mpi: how vertices are split over ranks: 'ranges' "
               "(consecutive ids, Pogoriliy & Kuzmin) or 'regions' (BFS from the sink, Alvino "
               "§3.4)"),
+    Parameter("blocks", int, 1, "mpi: pieces of the partition per rank, dealt to the ranks in "
+              "turn (more: each rank has work along a chain of pieces; fewer: fewer borders)",
+              minimum=1, maximum=1024),
 )
 
 
