@@ -6,9 +6,10 @@
 Generates each preset (seed 1) in memory, then for each partition, pieces per rank and rank
 count starts the ranks once (maxflow_cli.distributed.launch.run_on_ranks) and prints one row:
 stage-1 seconds as rank 0 sees it; of those, the discharges' share (each round's slowest part,
-and the mean part's) and the global relabels'; rounds, global relabels and their BFS
-iterations, bytes and messages sent across borders, refused pushes, peak memory of rank 0
-(which holds the whole graph) and of the largest other rank. `--hipr` adds hipr's stage 1 for comparison. Rows whose start would fall
+and the mean part's) and the global relabels'; pushes and relabels (hipr's, on its row);
+rounds, global relabels and their BFS iterations, bytes and messages sent across borders,
+refused pushes, peak memory of rank 0 (which holds the whole graph) and of the largest other
+rank. `--hipr` adds hipr's stage 1 for comparison. Rows whose start would fall
 past `--seconds` are skipped (and say so). Flow values must agree across a preset's rows.
 """
 
@@ -38,10 +39,10 @@ def main() -> None:
     hipr = get_solver("hipr")
     options = hipr.resolve(SolveOptions(False))
     hipr.prepare(options)
-    warm_up(PARAMS | {"ranks": 1, "partition": "ranges", "blocks": 1})  # Numba's cache, before the ranks
+    warm_up(PARAMS | {"ranks": 1, "partition": "ranges", "blocks": 1})  # Numba's cache first
     print("instance | partition | blocks | ranks | stage 1 (s) | slowest discharges | mean "
-          "discharges | relabels (s) | rounds | global relabels | BFS iterations | bytes | "
-          "messages | refused | peak MB rank 0 | peak MB other", flush=True)
+          "discharges | relabels (s) | pushes | relabels | rounds | global relabels | BFS "
+          "iterations | bytes | messages | refused | peak MB rank 0 | peak MB other", flush=True)
     for name in args.presets:
         preset = generators.preset(name)
         made = time.monotonic()
@@ -52,7 +53,8 @@ def main() -> None:
         if args.hipr:
             result = hipr.solve(build_residual(network), options)
             values.add(result.flow_value)
-            print(f"{name} | hipr | | 1 | {result.times['stage1']:.2f}", flush=True)
+            print(f"{name} | hipr | | 1 | {result.times['stage1']:.2f} | | | | "
+                  f"{result.counters['pushes']:,} | {result.counters['relabels']:,}", flush=True)
         for partition in args.partitions.split(","):
             for blocks in map(int, args.blocks.split(",")):
                 for ranks in map(int, args.ranks.split(",")):
@@ -70,7 +72,8 @@ def main() -> None:
                     values.add(int(excess[network.sink]))
                     print(f"{row} | {times['stage1']:.2f} | {counters['discharge_slowest']:.2f} "
                           f"| {counters['discharge_mean']:.2f} | "
-                          f"{counters['relabel_seconds']:.2f} | {counters['rounds']} | "
+                          f"{counters['relabel_seconds']:.2f} | {counters['pushes']:,} | "
+                          f"{counters['relabels']:,} | {counters['rounds']} | "
                           f"{counters['global_relabels']} | {counters['bfs_iterations']} | "
                           f"{counters['bytes']:,} | {counters['messages']:,} | "
                           f"{counters['refused']:,} | {counters['peak_memory_leader'] >> 20} | "

@@ -137,3 +137,68 @@ def test_hipr_stage_one_loads_from_numba_cache_in_a_new_process(tmp_path):
         done = subprocess.run([sys.executable, "-I", "-c", STAGE_ONE_IN_A_NEW_PROCESS, version],
                               cwd=ROOT, env=environment, capture_output=True, text=True)
         assert done.returncode == 0, f"{version}: exit {done.returncode}\n{done.stderr}"
+
+
+
+def _reaching(part, res, seeds):
+    """The vertices of a part with a residual path (over own vertices) to one of `seeds`."""
+    tails = np.repeat(np.arange(part.size), np.diff(part.first))
+    reached = set(seeds)
+    frontier = list(seeds)
+    while frontier:
+        y = frontier.pop()
+        for a in range(part.first[y], part.first[y + 1]):
+            x = part.head[a]
+            if x < part.owned and x not in reached and res[part.rev[a]] > 0:
+                assert tails[part.rev[a]] == x
+                reached.add(x)
+                frontier.append(x)
+    return reached
+
+
+@pytest.mark.parametrize("path", [p for p, _ in INSTANCES[4:12]],
+                         ids=[p.name for p, _ in INSTANCES[4:12]])
+def test_a_part_with_fixed_ghosts_discharges_its_excess_to_them_or_cuts_it_off(path):
+    """What an `mpi` part runs: the ghosts (seeded_from on) keep their labels and seed the
+    global updates, gaps count only above the highest ghost label. Afterwards the labels are
+    valid on the part's residual arcs, and every own vertex left with excess is at the bound
+    and reaches neither the sink nor a live ghost."""
+    from maxflow_cli.distributed.partition import Splitter
+
+    graph = build_residual(read_network(str(path))[0])
+    exact = np.empty(graph.n, np.int32)
+    reverse_bfs(graph.first, graph.head, graph.rev, graph.cap, graph.sink, exact,
+                np.empty(graph.n, np.int32))
+    splitter = Splitter(graph, 2, "ranges")
+    rank = 1 - splitter.owner[graph.source]  # the part without the source
+    part = splitter.part(rank)
+    arcs = splitter.own_arcs(rank)
+    border_heads = graph.head[arcs][splitter.owner[graph.head[arcs]] != rank]
+    local_to_global = np.concatenate([splitter.own_vertices(rank), np.unique(border_heads)])
+    ghost_labels = exact[local_to_global[part.owned:]]
+    ghost_labels[::2] = graph.n  # as their owners found them cut off
+    highest_ghost = int(ghost_labels[ghost_labels < graph.n].max(initial=0))
+    bound = max(part.size, highest_ghost + part.owned + 1)
+    padding = bound - part.size
+    first = np.concatenate([part.first, np.full(padding, part.first[-1], np.int32)])
+    label = np.concatenate([exact[local_to_global[:part.owned]], ghost_labels,
+                            np.full(padding, bound, np.int32)])
+    np.minimum(label, bound, out=label)
+    excess = np.zeros(bound, np.int64)
+    excess[:part.owned] = 1000  # as if pushed in from the source's part
+    excess[part.owned:part.size] = np.iinfo(np.int64).min
+    res = part.cap.copy()
+    counters = np.zeros(len(COUNTER_NAMES), np.int64)
+    sink = part.sink if part.sink >= 0 else bound
+    status = hipr_stage_one(first, part.head, part.rev, res, excess, label, bound, sink,
+                            0.5, 6, 12, False, counters, False, highest_ghost, part.owned)
+    assert status == DONE
+    assert np.array_equal(label[part.owned:part.size], np.minimum(ghost_labels, bound))
+    tails = np.repeat(np.arange(part.size), np.diff(part.first))
+    residual = (tails < part.owned) & (res > 0) & (label[tails] < bound)
+    assert np.all(label[tails[residual]] <= label[part.head[residual]] + 1)
+    stuck = [x for x in np.flatnonzero(excess[:part.owned] > 0) if x != part.sink]
+    assert np.all(label[stuck] == bound)
+    live = [g for g in range(part.owned, part.size) if label[g] < bound]
+    seeds = live + ([part.sink] if part.sink >= 0 else [])
+    assert not _reaching(part, res, seeds) & set(stuck)

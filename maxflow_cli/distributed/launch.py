@@ -78,7 +78,6 @@ def lead(comm, graph: ResidualGraph, params: dict):
     counters.update(rounds=solver.rounds, global_relabels=solver.global_relabels,
                     discharge_slowest=float(discharges.max(axis=0).sum()),
                     discharge_mean=float(discharges.sum(axis=1).mean()),
-                    discharge_by_rank=discharges.sum(axis=1).round(3).tolist(),
                     relabel_seconds=solver.relabel_seconds,
                     bfs_iterations=solver.bfs_iterations, ranks=comm.size,
                     peak_memory_leader=statistics[0]["peak_memory"],

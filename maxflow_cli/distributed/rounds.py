@@ -15,13 +15,17 @@ copies of the neighbouring ranks' vertices. A round is:
    round and the label of the own endpoint. The receiver refreshes its ghost labels and
    accepts a push u->v of a neighbour iff d(v) <= d(u) + 1 with both ranks' labels as they
    are now; otherwise it refuses it, and a second Alltoallv sends the refused flow back to u.
-3. An Allreduce of the active vertices (label below n, positive excess) and of the work done
-   since the last global relabel: none active ends stage 1; the next round starts with a
-   global relabel where hi_pr would run a global update on the whole network (work *
-   frequency > alpha * n + m), or where as many rounds have passed since the last one as it
-   took iterations. The second rule bounds the rounds that stale labels waste: vertices cut
-   off from the sink around a border are seen by no part's BFS as cut off, and their labels
-   climb a level or two a round towards n, flow going back and forth across the border.
+3. An Allreduce of the active vertices (label below n, positive excess), of the work done
+   since the last global relabel, and of the ranks that want one: none active ends stage 1;
+   the next round starts with a global relabel where hi_pr would run a global update on the
+   whole network (work * frequency > alpha * n + m), where a part stopped its discharge
+   because it alone did that much work, or where the rounds since the last global relabel
+   took longer than it did. The last rule bounds the time that stale labels waste: vertices
+   cut off from the sink around a border are seen by no part's BFS as cut off, and their
+   labels climb a level or two a round, flow going back and forth across the border; and a
+   global relabel costs about one BFS of the whole network however many ranks there are,
+   since the parts of a chain (the long families' levels and frames) run their BFS one
+   after the other.
 
 Why labels stay valid (d(x) <= d(y) + 1 on every residual arc x->y, d(sink) = 0), the
 invariant that makes the result a maximum preflow. We chose synchronous rounds because
@@ -30,11 +34,12 @@ moment. Inside a part, hi_pr keeps validity towards ghosts: a ghost's true label
 its stale one (labels only grow), so a relabel computed against the stale one is valid against
 the true one; its global updates give each own vertex its distance to the seeds (the sink
 and the ghosts at their stale labels), which is valid for the same reason and, valid labels
-being lower bounds of those distances, never lowers a label. Across the border, a residual arc v->u can appear only through a push u->v by
-u's rank; it survives only if accepted, and acceptance is exactly d(v) <= d(u) + 1. A refused
-push restores u->v, and refusal means d(u) < d(v) - 1 <= d(v) + 1, so that arc is valid too.
-Every other border arc was residual all round, and the labels computed on each side against
-the other's stale (lower) labels stay valid. The global relabel sets exact distances.
+being lower bounds of those distances, never lowers a label. Across the border, a residual
+arc v->u can appear only through a push u->v by u's rank; it survives only if accepted, and
+acceptance is exactly d(v) <= d(u) + 1. A refused push restores u->v, and refusal means
+d(u) < d(v) - 1 <= d(v) + 1, so that arc is valid too. Every other border arc was residual all
+round, and the labels computed on each side against the other's stale (lower) labels stay
+valid. The global relabel sets exact distances.
 
 Termination (no active vertex anywhere, no message in flight): both exchanges are collective
 and complete before any rank goes on, so after step 2 every unit pushed into a ghost has been
