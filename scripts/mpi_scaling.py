@@ -7,7 +7,8 @@ Generates each preset (seed 1) in memory, then for each partition, pieces per ra
 count starts the ranks once (maxflow_cli.distributed.launch.run_on_ranks) and prints one row:
 stage-1 seconds as rank 0 sees it; of those, the discharges' share (each round's slowest part,
 and the mean part's) and the global relabels'; pushes and relabels (hipr's, on its row);
-rounds, global relabels and their BFS iterations, bytes and messages sent across borders,
+rounds, global relabels and their BFS iterations (and those where a part took the last
+relabel's distances without a BFS), bytes and messages sent across borders,
 refused pushes, peak memory of rank 0 (which holds the whole graph) and of the largest other
 rank. `--hipr` adds hipr's stage 1 for comparison. Rows whose start would fall
 past `--seconds` are skipped (and say so). Flow values must agree across a preset's rows.
@@ -42,7 +43,8 @@ def main() -> None:
     warm_up(PARAMS | {"ranks": 1, "partition": "ranges", "blocks": 1})  # Numba's cache first
     print("instance | partition | blocks | ranks | stage 1 (s) | slowest discharges | mean "
           "discharges | relabels (s) | pushes | relabels | rounds | global relabels | BFS "
-          "iterations | bytes | messages | refused | peak MB rank 0 | peak MB other", flush=True)
+          "iterations | skipped | bytes | messages | refused | peak MB rank 0 | peak MB other",
+          flush=True)
     for name in args.presets:
         preset = generators.preset(name)
         made = time.monotonic()
@@ -75,6 +77,7 @@ def main() -> None:
                           f"{counters['relabel_seconds']:.2f} | {counters['pushes']:,} | "
                           f"{counters['relabels']:,} | {counters['rounds']} | "
                           f"{counters['global_relabels']} | {counters['bfs_iterations']} | "
+                          f"{counters['bfs_skipped']} | "
                           f"{counters['bytes']:,} | {counters['messages']:,} | "
                           f"{counters['refused']:,} | {counters['peak_memory_leader'] >> 20} | "
                           f"{counters['peak_memory_other'] >> 20}", flush=True)

@@ -73,7 +73,8 @@ def lead(comm, graph: ResidualGraph, params: dict):
         times["gather"] = time.perf_counter() - started
     statistics = [share[2] for share in shares]
     counters = {name: sum(s[name] for s in statistics)
-                for name in ("pushes", "relabels", "work", "refused", "bytes", "messages")}
+                for name in ("pushes", "relabels", "work", "refused", "bytes", "messages",
+                             "bfs_skipped")}
     discharges = np.array([s["discharge_seconds"] for s in statistics])
     counters.update(rounds=solver.rounds, global_relabels=solver.global_relabels,
                     discharge_slowest=float(discharges.max(axis=0).sum()),
