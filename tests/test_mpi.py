@@ -62,8 +62,6 @@ def test_every_known_instance_on_ranks(ranks, partition, blocks):
         assert counters["ranks"] == ranks, path.name
     if ranks > 1:  # the parts did talk: border values went across
         assert sum(outcome[3]["bytes"] for outcome in outcomes) > 0
-        # and some global relabel found a part unchanged and took its last distances
-        assert sum(outcome[3]["bfs_skipped"] for outcome in outcomes) > 0
 
 
 @st.composite
