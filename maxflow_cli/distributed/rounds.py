@@ -144,25 +144,20 @@ def take_back(arc, ghost_arc, vertex, returned, res, excess):
 
 
 @numba.njit(cache=True)
-def bfs_from_seeds(first, head, rev, res, dist, seeds, owned, source, limit, order):
+def bfs_from_seeds(first, head, rev, res, dist, seeds, owned, source, order):
     """Lower the distances to the sink of the own vertices (0..owned-1) along residual arcs
-    from `seeds` (in order of distance in `dist`), expanding only vertices at a distance below
-    `limit`: a BFS whose queue is merged with the seeds in order of distance (unit weights),
-    so that in one call each vertex is lowered at most once. The source is never labelled.
-    Returns (pos, tail, taken): order[pos:tail] and seeds[taken:] are left to expand."""
+    from `seeds`, whose distances in `dist` have just dropped (in order of distance): a BFS
+    whose queue is merged with the seeds in order of distance (unit weights), so that in one
+    call each vertex is lowered at most once. The source is never labelled."""
     taken = 0
     pos = 0
     tail = 0
     while pos < tail or taken < seeds.shape[0]:
         if pos < tail and (taken == seeds.shape[0] or dist[order[pos]] <= dist[seeds[taken]]):
             x = order[pos]
-            if dist[x] >= limit:
-                break
             pos += 1
         else:
             x = seeds[taken]
-            if dist[x] >= limit:
-                break
             taken += 1
         d = dist[x] + 1
         for a in range(first[x], first[x + 1]):
@@ -171,7 +166,6 @@ def bfs_from_seeds(first, head, rev, res, dist, seeds, owned, source, limit, ord
                 dist[w] = d
                 order[tail] = w
                 tail += 1
-    return pos, tail, taken
 
 
 def peak_memory() -> int:
@@ -209,7 +203,6 @@ class RankSolver:
         self.relabelled_dist = None  # the last global relabel's distances, and residuals
         self.relabelled_res = None
         self.bfs_skipped = 0  # iterations of global relabels that took the last distances
-        self.relabel_window = part.n  # levels a global relabel's iteration expands at most
         self.global_relabels = 0
         self.bfs_iterations = 0
         self.refused = 0
@@ -316,61 +309,40 @@ class RankSolver:
         """Exact distances to the sink everywhere (n where cut off), label-correcting: each
         iteration lowers the own distances from the seeds that dropped (the sink first, then
         the ghosts whose owners sent a lower distance), so a part's BFS work adds up to about
-        one BFS however many borders a shortest path crosses.
-
-        An iteration expands distances up to a limit that grows by a window each time (after
-        the first relabel, the deepest distance found over twice the ranks): on a chain of
-        parts whose BFS levels cross several parts (genrmf's frames, reached a frame a level),
-        a part starts as soon as the first distances reach its border instead of after the
-        whole BFS of the parts before it. A part whose residuals have not changed since the
-        last global relabel takes that one's distances, without a BFS, once its ghosts'
-        distances are back at theirs then."""
-        from mpi4py import MPI
-
+        one BFS however many borders a shortest path crosses. A part whose residuals have
+        not changed since the last global relabel takes that one's distances, without a BFS,
+        once its ghosts' distances are back at theirs then: in a chain, whose BFS runs part
+        after part, the parts that sat idle cost nothing."""
         part, border = self.part, self.border
         n = part.n
         owned = part.owned
         last = self.relabelled_dist
         unchanged = last is not None and np.array_equal(self.res, self.relabelled_res)
         dist = np.full(part.size, n, np.int32)  # the ghosts' until their owners say
-        pending = np.empty(0, np.int32)  # vertices whose distance dropped, not yet expanded
+        seeds = np.empty(0, np.int32)
         iterations = 0
         if part.sink >= 0:
             dist[part.sink] = 0
-            pending = np.array([part.sink], np.int32)
-        limit = 0
+            seeds = np.array([part.sink], np.int32)
         while True:
-            limit += self.relabel_window
             if unchanged and np.array_equal(dist[owned:], last[owned:]):
                 dist[:owned] = last[:owned]  # what the BFS would find
-                pending = np.empty(0, np.int32)
                 self.bfs_skipped += 1
             else:
-                pos, tail, taken = bfs_from_seeds(
-                    self.first_unsigned, self.head_unsigned, self.rev_unsigned, self.res, dist,
-                    pending.view(np.uint32), owned, part.source, limit,
-                    self.order.view(np.uint32))
-                pending = np.concatenate([self.order[pos:tail], pending[taken:]])
+                bfs_from_seeds(self.first_unsigned, self.head_unsigned, self.rev_unsigned,
+                               self.res, dist, seeds.view(np.uint32), owned, part.source,
+                               self.order.view(np.uint32))
             iterations += 1
             received = border.swap(dist[border.vertex].astype(np.int64).reshape(-1, 1))[:, 0]
             lowered = received < dist[border.ghost]
             dist[border.ghost[lowered]] = received[lowered]
-            pending = np.unique(np.concatenate([pending, border.ghost[lowered]]))
-            pending = pending[np.argsort(dist[pending], kind="stable")]
-            nearest = int(dist[pending[0]]) if pending.shape[0] else n
-            # the nearest distance left to expand anywhere (n: none), and whether any is left
-            least = np.empty(2, np.int64)
-            self.comm.Allreduce(np.array([nearest, -pending.shape[0]], np.int64), least,
-                                op=MPI.MIN)
-            if least[1] == 0:
+            seeds = np.unique(border.ghost[lowered])
+            seeds = seeds[np.argsort(dist[seeds], kind="stable")]
+            if self.comm.allreduce(seeds.shape[0]) == 0:
                 break
-            limit = max(limit, int(least[0]))  # no iteration without work somewhere
         self.label[:] = dist
         if part.source >= 0:
             self.label[part.source] = n
-        deepest = int(dist[:owned][dist[:owned] < n].max(initial=0))
-        deepest = self.comm.allreduce(deepest, op=MPI.MAX)
-        self.relabel_window = max(1, deepest // (2 * self.comm.size))
         self.relabelled_dist = dist
         self.relabelled_res = self.res.copy()
         self.global_relabels += 1
