@@ -17,16 +17,15 @@ copies of the neighbouring ranks' vertices. A round is:
    are now; otherwise it refuses it, and a second Alltoallv sends the refused flow back to u.
 3. An Allreduce of the active vertices (label below n, positive excess), of the work done
    since the last global relabel, and of the ranks that want one: none active ends stage 1;
-   the next round starts with a global relabel where the ranks together did
-   RELABEL_WORK_FACTOR times the work after which hi_pr would run a global update on the
+   the next round starts with a global relabel where hi_pr would run a global update on the
    whole network (work * frequency > alpha * n + m), where a part stopped its discharge
-   because it alone did that much, or where the rounds since the last global relabel took
-   RELABEL_TIME_FACTOR times as long as it did. The last rule bounds the time that stale
-   labels waste: vertices cut off from the sink around a border are seen by no part's BFS as
-   cut off, and their labels climb a level or two a round, flow going back and forth across
-   the border. Global relabels are rarer than hi_pr's global updates because one costs
-   about one BFS of the whole network however many ranks there are: the parts of a chain
-   (the long families' levels and frames) run their BFS one after the other.
+   because it alone did that much work, or where the rounds since the last global relabel
+   took longer than it did. The last rule bounds the time that stale labels waste: vertices
+   cut off from the sink around a border are seen by no part's BFS as cut off, and their
+   labels climb a level or two a round, flow going back and forth across the border; and a
+   global relabel costs about one BFS of the whole network however many ranks there are,
+   since the parts of a chain (the long families' levels and frames) run their BFS one
+   after the other.
 
 Why labels stay valid (d(x) <= d(y) + 1 on every residual arc x->y, d(sink) = 0), the
 invariant that makes the result a maximum preflow. We chose synchronous rounds because
@@ -84,14 +83,6 @@ from maxflow_cli.pushrelabel.relabel import saturate_source_arcs
 from .partition import Part
 
 GHOST_EXCESS = np.iinfo(np.int64).min  # never reaches 0: all flow is below 2^63
-# A global relabel costs about one BFS of the whole network in one rank's time (the parts of a
-# chain run theirs one after the other), while the work that stale labels waste is spread
-# over the ranks: so global relabels come after 4 times hi_pr's work, or after rounds that
-# took twice the last one's time (on the H100 host's 16 ranks: genrmf-wide-128 25.5 s
-# against 30.1 s with hi_pr's work and once the time, washington-rlg-wide-1024 3.2 s
-# against 3.7 s)
-RELABEL_WORK_FACTOR = 4
-RELABEL_TIME_FACTOR = 2
 
 
 class Border:
@@ -192,7 +183,7 @@ class RankSolver:
         self.border = Border(comm, part)
         arcs = comm.allreduce(int(part.first[part.owned])) // 2  # the whole network's
         # hi_pr's global update threshold on the whole network, in work units
-        self.relabel_work = int(RELABEL_WORK_FACTOR * (params["alpha"] * part.n + arcs)
+        self.relabel_work = int((params["alpha"] * part.n + arcs)
                                 / params["global_update_frequency"])
         size = part.size
         self.res = part.cap.copy()
@@ -243,8 +234,7 @@ class RankSolver:
             holds = (self.excess[:part.owned] > 0) & (self.label[:part.owned] < part.n)
             if part.sink >= 0:
                 holds[part.sink] = False
-            due = (stopped or time.perf_counter() - relabelled
-                   > RELABEL_TIME_FACTOR * relabel_time)
+            due = stopped or time.perf_counter() - relabelled > relabel_time
             totals = self.comm.allreduce(np.array([np.count_nonzero(holds), due,
                                                    self.counters[WORK] - work_then], np.int64))
             self.rounds += 1
