@@ -7,10 +7,12 @@ copies of the neighbouring ranks' vertices. A round is:
    Cherkassky) on the part until none of its vertices is active, ghosts acting as sinks: a
    ghost's excess is held at INT64_MIN, so a push into it never makes it active, and it is
    never discharged. Its label is the one its owner sent last round (stale: the owner may
-   have raised it since). No gap relabeling (a part sees only some vertices of a level);
-   hi_pr's global updates run on the part, their BFS seeded by the sink and by the ghosts at
-   their labels (a region discharge, as in Alvino §3.4: the part's labels are the distances
-   to its border given the neighbours' labels).
+   have raised it since). Gaps count only above the highest ghost label (below it, a part
+   sees only some vertices of a level); hi_pr's global updates run on the part, their BFS
+   seeded by the sink and by the ghosts at their labels (a region discharge, as in Alvino
+   §3.4: the part's labels are the distances to its border given the neighbours' labels).
+   The discharge stops early where the part alone did the work after which hi_pr would run
+   a global update on the whole network.
 2. Border exchange (one Alltoallv): for every border pair, the flow pushed into the ghost this
    round and the label of the own endpoint. The receiver refreshes its ghost labels and
    accepts a push u->v of a neighbour iff d(v) <= d(u) + 1 with both ranks' labels as they
