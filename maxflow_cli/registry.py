@@ -41,14 +41,19 @@ class Parameter:
     help: str
     minimum: Any = None  # the smallest value accepted (None: no bound)
     maximum: Any = None  # the largest value accepted (None: no bound)
+    choices: tuple = ()  # the values accepted (empty: any)
 
     @property
     def flag(self) -> str:
         return flag_of(self.name)
 
     def check(self, value) -> None:
-        """ParameterError unless minimum <= value <= maximum, and a float is finite (every
-        comparison with nan is false, so bounds alone let it through)."""
+        """ParameterError unless minimum <= value <= maximum, a float is finite (every
+        comparison with nan is false, so bounds alone let it through) and the value is one of
+        the choices where there are some."""
+        if self.choices and value not in self.choices:
+            raise ParameterError(f"{self.flag} {value!r}: must be one of "
+                                 f"{', '.join(map(str, self.choices))}")
         if isinstance(value, float) and not math.isfinite(value):
             raise ParameterError(f"{self.flag} {value}: must be a finite number")
         if (self.minimum is not None and value < self.minimum) or \

@@ -74,6 +74,8 @@ def test_parameters_outside_their_limits_are_refused():
      "--global-update-frequency nan: must be a finite number"),
     ("hybrid", {"initial_threshold": float("inf")},
      "--initial-threshold inf: must be a finite number"),
+    ("mpi", {"partition": "cubes"}, "--partition 'cubes': must be one of ranges, regions"),
+    ("mpi", {"blocks": 0}, "--blocks 0: must be in 1..1024"),
 ])
 def test_solver_parameters_out_of_bounds_are_refused(solver, params, message):
     with pytest.raises(ParameterError, match=f"^{message}$"):

@@ -27,7 +27,7 @@ MPI_PARAMETERS = (
               "mpiexec (0: those mpiexec started, or 1)", minimum=0, maximum=4096),
     Parameter("partition", str, "ranges", "mpi: how vertices are split over ranks: 'ranges' "
               "(consecutive ids, Pogoriliy & Kuzmin) or 'regions' (BFS from the sink, Alvino "
-              "§3.4)"),
+              "§3.4)", choices=PARTITIONS),
     Parameter("blocks", int, 1, "mpi: pieces of the partition per rank, dealt to the ranks in "
               "turn (more: each rank has work along a chain of pieces; fewer: fewer borders)",
               minimum=1, maximum=1024),
@@ -43,9 +43,6 @@ def _world():
 def solve_mpi(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """Stage 1 on the ranks (see the module docstring); stage 2 here, on the gathered preflow."""
     params = options.params
-    if params["partition"] not in PARTITIONS:
-        raise ParameterError(f"--partition {params['partition']!r}: must be one of "
-                             f"{', '.join(PARTITIONS)}")
     world = _world()
     ranks = params["ranks"]
     if world.size > 1 and ranks not in (0, world.size):
