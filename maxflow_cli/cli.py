@@ -10,7 +10,7 @@ import sys
 import click
 
 from maxflow_cli import __version__
-from maxflow_cli.errors import Interrupted, MaxflowError
+from maxflow_cli.errors import ERROR_PREFIX, Interrupted, MaxflowError
 
 BROKEN_PIPE_EXIT = 128 + signal.SIGPIPE
 """What a shell reports for a process that SIGPIPE ended, as for `seq 1e9 | head -1`."""
@@ -59,7 +59,7 @@ class MaxflowGroup(click.Group):
 
 
 def _fail(message: str, exit_code: int) -> None:
-    click.echo(f"maxflow: error: {message}", err=True)
+    click.echo(f"{ERROR_PREFIX}{message}", err=True)
     sys.exit(exit_code)
 
 

@@ -1,5 +1,7 @@
 """The project's error types. The CLI turns each into one line and an exit code (cli.py)."""
 
+ERROR_PREFIX = "maxflow: error: "  # how every such line starts (an mpi rank's too)
+
 
 class MaxflowError(Exception):
     """A failure the user can act on: printed as one line, exit code 2."""

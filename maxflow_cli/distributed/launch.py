@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from maxflow_cli.errors import RanksFailed, SolverUnavailable
+from maxflow_cli.errors import ERROR_PREFIX, RanksFailed, SolverUnavailable
 from maxflow_cli.network import Network
 from maxflow_cli.registry import SolveOptions, compile_on_tiny_graph
 from maxflow_cli.residual import ResidualGraph, build_residual
@@ -39,7 +39,7 @@ def failing_together(comm):
         yield
     except BaseException as error:  # noqa: BLE001 - a rank must never leave the others waiting
         reason = str(error) or type(error).__name__
-        print(f"maxflow: error: mpi rank {comm.rank}: {reason}", file=sys.stderr, flush=True)
+        print(f"{ERROR_PREFIX}mpi rank {comm.rank}: {reason}", file=sys.stderr, flush=True)
         comm.Abort(1)
 
 
@@ -150,10 +150,10 @@ def run_on_ranks(networks: list[Network], params: dict, ranks: int,
             raise RanksFailed(f"mpi: {ranks} ranks did not finish within {timeout:g} s") \
                 from None
         if job.returncode != 0:
-            lines = [line for line in errors.splitlines() if line.startswith("maxflow: error")]
+            lines = [line for line in errors.splitlines() if line.startswith(ERROR_PREFIX)]
             last = lines[-1] if lines else (errors.strip().splitlines() or ["no message"])[-1]
             raise RanksFailed(f"mpi: {ranks} ranks failed (exit {job.returncode}): "
-                              f"{last.removeprefix('maxflow: error: ')}")
+                              f"{last.removeprefix(ERROR_PREFIX)}")
         results = []
         for index in range(len(networks)):
             with np.load(Path(folder, f"{index}.result.npz")) as saved:
@@ -179,7 +179,7 @@ def main(folder: str, count: int) -> None:
     comm = MPI.COMM_WORLD
     params = json.loads(Path(folder, "params.json").read_text())
     if comm.size != params["ranks"]:  # each process came up alone: another MPI's mpiexec
-        print(f"maxflow: error: mpi4py's MPI ({MPI.Get_library_version().split()[0]}) is "
+        print(f"{ERROR_PREFIX}mpi4py's MPI ({MPI.Get_library_version().split()[0]}) is "
               f"not the one of {mpiexec()}", file=sys.stderr, flush=True)
         sys.exit(1)
     warm_up(params)
