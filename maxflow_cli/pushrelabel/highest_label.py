@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from maxflow_cli.pushrelabel.parallel_relabel import parallel_gap_relabel
-from maxflow_cli.pushrelabel.relabel import lift_bucket, saturate_source_arcs
+from maxflow_cli.pushrelabel.relabel import lift_bucket, reverse_bfs, saturate_source_arcs
 from maxflow_cli.residual import ResidualGraph
 
 # Slots of the counters array shared with the hybrids.
@@ -396,6 +396,27 @@ def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
             _return_excess(i, first, head, rev, res, cap, excess)
             i = next_in_order[i]
         _return_excess(bottom, first, head, rev, res, cap, excess)
+
+
+def hipr_preflow(graph: ResidualGraph, res: np.ndarray, params: dict,
+                 exact_labels: bool = False) -> tuple[np.ndarray, dict]:
+    """hi_pr's init() and stage 1 on `graph`, `res` updated in place (hipr, hipr-forward);
+    with `exact_labels`, the labels start as the distances to the sink (a reverse BFS,
+    counted as a global update) instead of hi_pr's 1. Returns the excesses and the
+    counters."""
+    excess = np.zeros(graph.n, np.int64)
+    label = np.empty(graph.n, np.int32)
+    counters = np.zeros(len(COUNTER_NAMES), np.int64)
+    arrays = (graph.first, graph.head, graph.rev)
+    hipr_initialize(*arrays, res, excess, label, graph.source, graph.sink)
+    if exact_labels:
+        reverse_bfs(*arrays, res, graph.sink, label, np.empty(graph.n, np.int32))
+        label[graph.source] = graph.n
+        counters[GLOBAL_UPDATES] += 1
+    hipr_stage_one(*arrays, res, excess, label, graph.source, graph.sink,
+                   params["global_update_frequency"], params["alpha"], params["beta"], False,
+                   counters)
+    return excess, dict(zip(COUNTER_NAMES, counters.tolist()))
 
 
 def timed_stage_two(graph: ResidualGraph, res: np.ndarray, excess: np.ndarray,

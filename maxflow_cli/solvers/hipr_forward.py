@@ -9,17 +9,8 @@ of `maxflow solve`; the README has the measurements.
 
 import time
 
-import numpy as np
-
 from maxflow_cli.pushrelabel.arc_order import forward_first, residuals_in
-from maxflow_cli.pushrelabel.highest_label import (
-    COUNTER_NAMES,
-    GLOBAL_UPDATES,
-    hipr_initialize,
-    hipr_stage_one,
-    timed_stage_two,
-)
-from maxflow_cli.pushrelabel.relabel import reverse_bfs
+from maxflow_cli.pushrelabel.highest_label import hipr_preflow, timed_stage_two
 from maxflow_cli.registry import HIPR_PARAMETERS, SolveOptions, register_compiled
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
@@ -34,26 +25,13 @@ def solve_hipr_forward(graph: ResidualGraph, options: SolveOptions) -> SolveResu
     """Stage 1 from exact labels on the reordered copy of `graph` (the copy timed with it),
     or hipr's on a dense graph; then stage 2 when a flow is asked for. The copy's residuals
     go back to `graph`'s arc numbering, timed with the last stage run."""
-    params = options.params
-    excess = np.zeros(graph.n, np.int64)
-    label = np.empty(graph.n, np.int32)
-    order = np.empty(graph.n, np.int32)
-    counters = np.zeros(len(COUNTER_NAMES), np.int64)
     started = time.perf_counter()
     reorder = graph.m <= DENSE_DEGREE * graph.n
     ordered = forward_first(graph) if reorder else graph
     # a reordered copy is this solve's own: without a flow to make, its capacities (a fresh
     # array) become the residuals, one array fewer to fill (stage 2 needs them as they were)
     res = ordered.cap if reorder and not options.want_flow else ordered.initial_residuals()
-    arrays = (ordered.first, ordered.head, ordered.rev)
-    hipr_initialize(*arrays, res, excess, label, graph.source, graph.sink)
-    if reorder:
-        reverse_bfs(*arrays, res, graph.sink, label, order)
-        label[graph.source] = graph.n
-        counters[GLOBAL_UPDATES] += 1
-    hipr_stage_one(*arrays, res, excess, label, graph.source, graph.sink,
-                   params["global_update_frequency"], params["alpha"], params["beta"], False,
-                   counters)
+    excess, counters = hipr_preflow(ordered, res, options.params, exact_labels=reorder)
     times = {"stage1": time.perf_counter() - started}
     flow_value = int(excess[graph.sink])
     if options.want_flow:
@@ -62,8 +40,7 @@ def solve_hipr_forward(graph: ResidualGraph, options: SolveOptions) -> SolveResu
         started = time.perf_counter()
         res = residuals_in(graph, ordered, res)
         times["stage2" if options.want_flow else "stage1"] += time.perf_counter() - started
-    return SolveResult("hipr-forward", flow_value, res, options.want_flow, times,
-                       dict(zip(COUNTER_NAMES, counters.tolist())))
+    return SolveResult("hipr-forward", flow_value, res, options.want_flow, times, counters)
 
 
 register_compiled(
