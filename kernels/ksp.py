@@ -13,7 +13,7 @@ import numpy as np
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels import ksp_cpu, load
 from maxflow_cli.kernels.declarations import KSP_MPS, KSP_YEN, source_constant
-from maxflow_cli.kernels.devices import GpuMemory
+from maxflow_cli.kernels.devices import GpuMemory, numba_twin
 from maxflow_cli.memory import human_bytes
 
 BLOCK = source_constant("ksp", "BLOCK")
@@ -93,16 +93,19 @@ class KspTwinDevice(KspDevice):
     def __init__(self, graph, k: int, algorithm: str, share: float, pairs: int | None):
         super().__init__(graph, k, algorithm, share, TWIN_SCRATCH_BYTES, pairs)
         self.arguments |= self.graph_arrays
+        # the batch's scratch, allocated once as on the GPU (a batch uses its first pairs')
+        self.scratch = {name: (length, np.empty(length * self.batch, kind))
+                        for name, (length, kind) in self.layout.items() if name not in OUTPUTS}
 
     def _run(self, sources, targets, outputs: dict[str, np.ndarray]) -> None:
         pairs = sources.shape[0]
-        arrays = {name: np.empty(length * pairs, kind)
-                  for name, (length, kind) in self.layout.items() if name not in OUTPUTS}
+        arrays = {name: array[:length * pairs] for name, (length, array) in self.scratch.items()}
         arrays |= {name: outputs[name].reshape(-1) for name in OUTPUTS}
         arguments = self.arguments | arrays | {"pairs": pairs, "sources": sources,
                                                "targets": targets}
         started = time.perf_counter()
-        getattr(ksp_cpu, self.kernel.name)(*[arguments[name] for name in self.kernel.arguments])
+        numba_twin(self.kernel.file, self.kernel.name)(
+            *[arguments[name] for name in self.kernel.arguments])
         self.seconds["kernels"] += time.perf_counter() - started
 
     def close(self) -> None:

@@ -21,7 +21,7 @@ from maxflow_cli.kernels.declarations import (
     Kernel,
     source_constant,
 )
-from maxflow_cli.kernels.devices import GpuMemory
+from maxflow_cli.kernels.devices import GpuMemory, numba_twin
 
 BLOCK = source_constant("self_stabilizing", "BLOCK")
 BATCH = self_stabilizing_cpu.BATCH
@@ -98,7 +98,7 @@ class StabilizingTwinDevice(StabilizingDevice):
         self._prepare_rounds()
 
     def _launch(self, kernel: Kernel, args: list) -> None:
-        getattr(self_stabilizing_cpu, kernel.name)(*args)
+        numba_twin(kernel.file, kernel.name)(*args)
 
     def _clear_busy(self) -> None:
         self.busy_flags[:] = 0

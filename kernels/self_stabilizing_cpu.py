@@ -152,9 +152,6 @@ def moves_kernel(n, sink, round_number, first, head, rev, cap, res, label, deman
                  stats):
     """Twin of moves_kernel: each enabled vertex that goes before its enabled neighbours
     moves."""
-    reduce_in = 0
-    pulls = 0
-    reduce_out = 0
     for u in range(n):
         g = guard[u]
         if g == IDLE:
@@ -167,13 +164,4 @@ def moves_kernel(n, sink, round_number, first, head, rev, cap, res, label, deman
                 break
         if blocked:
             continue
-        steps = move(u, sink, g, demand[u], first, head, rev, cap, res, label)
-        if g == REDUCE_INFLOW:
-            reduce_in += steps
-        elif g == PULL:
-            pulls += steps
-        else:
-            reduce_out += steps
-    stats[REDUCE_INFLOW - 1] += reduce_in
-    stats[PULL - 1] += pulls
-    stats[REDUCE_OUTFLOW - 1] += reduce_out
+        stats[g - 1] += move(u, sink, g, demand[u], first, head, rev, cap, res, label)
