@@ -25,7 +25,7 @@ from rich.table import Table
 from maxflow_cli.errors import BenchFailed
 from maxflow_cli.kernels.devices import default_device
 from maxflow_cli.paths.graph import SNDLIB_PREFIX, TABLE1_NETWORKS, load_graph
-from maxflow_cli.paths.search import SHARES, all_pairs, rank_paths, warm_up
+from maxflow_cli.paths.search import SHARES, all_pairs, rank_paths
 
 PUBLISHED = {
     "abilene": (41.91, (35.06, 29.06, 20.02, 15.03, 14.09, 13.95, 14.85)),
@@ -111,10 +111,7 @@ def measure(name: str, k: int, repeat: int, device: str) -> dict:
 
 def run_table1(networks, k: int, repeat: int, as_json: bool) -> list[dict]:
     """Measure `networks` (default: Table 1's) and print them beside the published rows."""
-    device = default_device()
-    warm_up("mps", device)
-    warm_up("yen", device)
-    warm_up("yen", "cpu")
+    device = default_device()  # measure() warms each search up before timing it
     rows = [measure(name, k, repeat, device) for name in networks or TABLE1_NETWORKS]
     if as_json:
         print(json.dumps({"k": k, "repeat": repeat, "published": PUBLISHED, "rows": rows}))
