@@ -139,7 +139,6 @@ def test_hipr_stage_one_loads_from_numba_cache_in_a_new_process(tmp_path):
         assert done.returncode == 0, f"{version}: exit {done.returncode}\n{done.stderr}"
 
 
-
 def _reaching(part, res, seeds):
     """The vertices of a part with a residual path (over own vertices) to one of `seeds`."""
     tails = np.repeat(np.arange(part.size), np.diff(part.first))
@@ -164,6 +163,7 @@ def test_a_part_with_fixed_ghosts_discharges_its_excess_to_them_or_cuts_it_off(p
     valid on the part's residual arcs, and every own vertex left with excess is at the bound
     and reaches neither the sink nor a live ghost."""
     from maxflow_cli.distributed.partition import Splitter
+    from maxflow_cli.distributed.rounds import GHOST_EXCESS
 
     graph = build_residual(read_network(str(path))[0])
     exact = np.empty(graph.n, np.int32)
@@ -186,7 +186,7 @@ def test_a_part_with_fixed_ghosts_discharges_its_excess_to_them_or_cuts_it_off(p
     np.minimum(label, bound, out=label)
     excess = np.zeros(bound, np.int64)
     excess[:part.owned] = 1000  # as if pushed in from the source's part
-    excess[part.owned:part.size] = np.iinfo(np.int64).min
+    excess[part.owned:part.size] = GHOST_EXCESS
     res = part.cap.copy()
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
     sink = part.sink if part.sink >= 0 else bound

@@ -14,8 +14,6 @@ from maxflow_cli.kernels.ksp import BLOCK, groups_for, open_ksp_device
 from maxflow_cli.paths.graph import PathGraph, sndlib_graph
 from maxflow_cli.paths.search import SHARES, all_pairs, rank_paths
 
-OUTPUTS = ("out_count", "out_len", "out_key", "out_path")
-
 
 def _search(kind, graph, k, algorithm, share, sources, targets):
     if kind == "gpu" and kernels.gpu_unavailable():
