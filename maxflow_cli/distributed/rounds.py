@@ -75,6 +75,7 @@ import numpy as np
 
 from maxflow_cli.pushrelabel.highest_label import (
     COUNTER_NAMES,
+    PUSHES,
     RELABELS,
     STOPPED_AT_GLOBAL_UPDATE,
     WORK,
@@ -352,7 +353,7 @@ class RankSolver:
         return iterations
 
     def statistics(self) -> dict:
-        return {"pushes": int(self.counters[0]), "relabels": int(self.counters[RELABELS]),
+        return {"pushes": int(self.counters[PUSHES]), "relabels": int(self.counters[RELABELS]),
                 "work": int(self.counters[WORK]), "refused": self.refused,
                 "bytes": self.border.bytes, "messages": self.border.messages,
                 "bfs_skipped": self.bfs_skipped, "peak_memory": peak_memory(),
