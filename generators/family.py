@@ -15,13 +15,21 @@ from maxflow_cli.network import Network
 
 @dataclass(frozen=True)
 class Parameter:
-    """One integer parameter: keyword ``name``, option ``--name``, inclusive limits."""
+    """One integer parameter: keyword ``name``, option ``--name``, inclusive limits.
+
+    Two variants keep the table declarative: ``words`` names the values ``minimum``,
+    ``minimum + 1``, ... (washington's ``--function rlg``), and ``dimensions = (low, high)``
+    makes the value a shape ``AxB`` of ``low`` to ``high`` sizes, each within the limits
+    (a grid's ``--shape 512x512x64``), held as a tuple.
+    """
 
     name: str
     help: str
     minimum: int
     maximum: int
-    default: int | None = None  # None: required
+    default: int | tuple[int, ...] | None = None  # None: required
+    words: tuple[str, ...] = ()
+    dimensions: tuple[int, int] | None = None
 
     @property
     def option(self) -> str:
@@ -30,6 +38,45 @@ class Parameter:
     @property
     def metavar(self) -> str:
         return self.name.upper()
+
+    @property
+    def is_integer(self) -> bool:
+        """A plain integer (ranges LO..HI apply in bench specs)."""
+        return not self.words and self.dimensions is None
+
+    def parse(self, text: str) -> int | tuple[int, ...]:
+        """The value that ``text`` stands for, or a ParameterError naming the option."""
+        text = text.strip()
+        if text.lower() in self.words:
+            return self.minimum + self.words.index(text.lower())
+        try:
+            if self.dimensions is None:
+                return int(text)
+            sizes = tuple(int(size) for size in text.lower().split("x"))
+        except ValueError:
+            sizes = ()
+        if self.dimensions is not None and self.dimensions[0] <= len(sizes) <= self.dimensions[1]:
+            return sizes
+        raise ParameterError(f"{self.option}: {text!r} is not {self.expected}")
+
+    @property
+    def expected(self) -> str:
+        """What a value looks like, for errors and help."""
+        if self.dimensions is not None:
+            low, high = self.dimensions
+            return " or ".join("x".join("ABCDEFGH"[:k]) for k in range(low, high + 1))
+        if self.words:
+            return f"an integer or one of {', '.join(self.words)}"
+        return "an integer"
+
+    def show(self, value) -> str:
+        """``value`` as an option takes it: ``512x512`` for a shape."""
+        return "x".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+    def within(self, value) -> bool:
+        """Whether the value (each size of a shape) is inside the limits."""
+        sizes = value if isinstance(value, tuple) else (value,)
+        return all(self.minimum <= size <= self.maximum for size in sizes)
 
 
 @dataclass(frozen=True)
@@ -79,10 +126,11 @@ def check_limits(family_name: str, parameters: tuple[Parameter, ...], values: di
     """Refuse a value outside its parameter's limits, naming the option."""
     for parameter in parameters:
         value = values[parameter.name]
-        if not parameter.minimum <= value <= parameter.maximum:
+        if not parameter.within(value):
+            each = "each size of " if parameter.dimensions else ""
             raise ParameterError(
-                f"{family_name}: {parameter.option} must be in "
-                f"[{parameter.minimum}, {parameter.maximum}], not {value}"
+                f"{family_name}: {each}{parameter.option} must be in "
+                f"[{parameter.minimum}, {parameter.maximum}], not {parameter.show(value)}"
             )
 
 

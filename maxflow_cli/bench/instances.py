@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.generators import FAMILIES, PRESETS, family, make
+from maxflow_cli.generators import FAMILIES, PRESETS, Parameter, family, make
 from maxflow_cli.network import Network
 
 FILES = "files"
@@ -66,13 +66,20 @@ def preset_instances(preset_name: str, seeds) -> list[Instance]:
 
 def spec_instances(generator: str, params: dict, seeds) -> list[Instance]:
     """One instance per seed of a generator spec, named by the spec that makes it."""
-    stem = f"{generator}:" + ",".join(f"{key}={value}" for key, value in params.items())
+    shown = {p.name: p.show for p in family(generator).parameters}
+    stem = f"{generator}:" + ",".join(f"{key}={shown.get(key, str)(value)}"
+                                      for key, value in params.items())
     return [generated(f"{stem},seed={seed}", generator, stem, generator, params | {"seed": seed})
             for seed in seeds]
 
 
-def _values(text: str, where: str) -> list[int]:
-    """``7`` -> [7]; ``1..5`` -> [1, 2, 3, 4, 5]."""
+def _values(text: str, where: str, parameter: Parameter | None = None) -> list:
+    """``7`` -> [7]; ``1..5`` -> [1, 2, 3, 4, 5]; a word or a shape as ``parameter`` reads it."""
+    if parameter is not None and not parameter.is_integer:
+        try:
+            return [parameter.parse(text)]
+        except ParameterError as error:
+            raise ParameterError(f"{where}: {error}") from None
     low, dots, high = text.partition("..")
     try:
         values = list(range(int(low), int(high) + 1)) if dots else [int(text)]
@@ -83,9 +90,11 @@ def _values(text: str, where: str) -> list[int]:
     return values
 
 
-def _assignments(text: str, where: str) -> dict[str, list[int]]:
+def _assignments(text: str, where: str, parameters=()) -> dict[str, list]:
     """``a=24,b=192,seed=1..5`` -> {'a': [24], 'b': [192], 'seed': [1, ..., 5]}; refuses an
-    empty field and a name given twice (which value was meant?)."""
+    empty field and a name given twice (which value was meant?). ``parameters``, a family's,
+    read their own values (``shape=512x512``, ``function=rlg``)."""
+    by_name = {parameter.name: parameter for parameter in parameters}
     table = {}
     for item in text.split(",") if text else []:
         key, equals, value = (part.strip() for part in item.partition("="))
@@ -95,7 +104,7 @@ def _assignments(text: str, where: str) -> dict[str, list[int]]:
             raise ParameterError(f"{where}: expected NAME=VALUE, not {item!r}")
         if key in table:
             raise ParameterError(f"{where}: '{key}' is given twice")
-        table[key] = _values(value, where)
+        table[key] = _values(value, where, by_name.get(key))
     return table
 
 
@@ -104,7 +113,7 @@ def parse_instance(text: str) -> list[Instance]:
     if os.path.isfile(text):
         return [Instance(text, FILES, text, path=text)]
     stem, _, rest = text.partition(":")
-    table = _assignments(rest, text)
+    table = _assignments(rest, text, FAMILIES[stem].parameters if stem in FAMILIES else ())
     if stem in PRESETS:
         if set(table) - {"seed"}:
             raise ParameterError(f"{text}: a preset takes only seed=... (its size is fixed)")

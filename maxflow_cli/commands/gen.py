@@ -20,12 +20,30 @@ OUTPUT_HELP = "write here (atomically; .gz/.bz2/.xz compress) instead of stdout"
 
 def _describe(parameter: Parameter) -> str:
     """Help text with the limits and the default, from the registry table."""
+    name = "each size" if parameter.dimensions else parameter.metavar
     if parameter.minimum == -parameter.maximum:
-        limits = f"|{parameter.metavar}| <= {parameter.maximum}"
+        limits = f"|{name}| <= {parameter.maximum}"
     else:
-        limits = f"{parameter.minimum} <= {parameter.metavar} <= {parameter.maximum}"
-    default = f"; default {parameter.default}" if parameter.default is not None else ""
+        limits = f"{parameter.minimum} <= {name} <= {parameter.maximum}"
+    default = (f"; default {parameter.show(parameter.default)}"
+               if parameter.default is not None else "")
     return f"{parameter.help} ({limits}{default})"
+
+
+class ParameterType(click.ParamType):
+    """A generator parameter's values as a click type: words and shapes as well as integers."""
+
+    def __init__(self, parameter: Parameter):
+        self.parameter = parameter
+        self.name = parameter.expected
+
+    def convert(self, value, option, ctx):
+        if not isinstance(value, str):
+            return value  # a default, already a value
+        try:
+            return self.parameter.parse(value)
+        except ParameterError as error:
+            self.fail(str(error).split(": ", 1)[1], option, ctx)
 
 
 def _generate(family: Family, params: dict, flags: dict, output: str) -> None:
@@ -49,7 +67,7 @@ def _family_command(family: Family) -> click.Command:
     options = [
         click.Option(
             [p.option],
-            type=int,
+            type=int if p.is_integer else ParameterType(p),
             metavar=p.metavar,
             help=_describe(p),
             **({"required": True} if p.default is None else {"default": p.default}),
@@ -85,7 +103,9 @@ def _list_presets() -> None:
     rows = [header]
     for item in PRESETS.values():
         n, m, approximate = item.size()
-        parameters = " ".join(f"--{name} {value}" for name, value in item.params.items())
+        family = FAMILIES[item.family]
+        parameters = " ".join(f"--{p.name} {p.show(item.params[p.name])}"
+                              for p in family.parameters if p.name in item.params)
         rows.append(
             (item.name, item.family, parameters, f"{n:,}", f"{m:,}", f"~{human_bytes(approximate)}")
         )
