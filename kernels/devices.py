@@ -26,6 +26,7 @@ from maxflow_cli.kernels.declarations import (
     SINGLE_LOOP,
     Kernel,
 )
+from maxflow_cli.memory import GPU
 
 STATE_TYPES = {"res": np.int64, "excess": np.int64, "label": np.int32}
 SINGLE_LOOP_STREAMS = 4  # Alvino 2015, §4.1.2: four launches, a quarter of the vertices each
@@ -248,7 +249,7 @@ class GpuMemory:
         import pycuda.driver as cuda
 
         self.cuda = cuda
-        self.allocations = []
+        self.allocations, self.allocated_bytes = [], 0
         try:
             opener()
         except cuda.Error as error:
@@ -266,11 +267,14 @@ class GpuMemory:
     def _free(self) -> None:
         for allocation in self.allocations:
             allocation.free()
-        self.allocations = []
+        GPU.freed(self.allocated_bytes)
+        self.allocations, self.allocated_bytes = [], 0
 
     def _allocate(self, nbytes: int):
         allocation = self.cuda.mem_alloc(max(nbytes, 1))
         self.allocations.append(allocation)
+        self.allocated_bytes += max(nbytes, 1)
+        GPU.allocated(max(nbytes, 1))  # for maxflow bench's peak_gpu_bytes
         return allocation
 
     def _copy_in(self, array: np.ndarray):

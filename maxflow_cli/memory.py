@@ -1,7 +1,11 @@
 """Memory a request needs, checked against what the machine has before the memory is asked
 for: a network too large for this machine is refused in a moment, with the figures, instead of
-failing after seconds of allocation (or being killed by the kernel)."""
+failing after seconds of allocation (or being killed by the kernel); and the peak memory a
+benchmark run used, on the host and on the GPU."""
 
+import resource
+import sys
+import threading
 
 from maxflow_cli.errors import MaxflowError
 
@@ -53,3 +57,74 @@ def human_bytes(size: int) -> str:
             digits = 1 if size < 10 * scale else 0
             return f"{size / scale:.{digits}f} {unit}"
     return f"{size} B"
+
+
+# Peak memory of a benchmark run (maxflow bench: peak_host_bytes, peak_gpu_bytes).
+
+CLEAR_REFS = "/proc/self/clear_refs"
+STATUS = "/proc/self/status"
+
+
+def maxrss_bytes(maxrss: int) -> int:
+    """``ru_maxrss`` in bytes: Linux counts KiB, macOS bytes."""
+    return maxrss if sys.platform == "darwin" else maxrss * 1024
+
+
+def reset_peak_rss(path: str = CLEAR_REFS) -> bool:
+    """Reset this process's peak resident set (VmHWM) to its current one, as Linux does when
+    "5" is written to /proc/self/clear_refs; False where that cannot be done."""
+    try:
+        with open(path, "w") as stream:
+            stream.write("5")
+    except OSError:
+        return False
+    return True
+
+
+def peak_rss(path: str = STATUS) -> int:
+    """This process's peak resident set in bytes: VmHWM (since the last reset_peak_rss) where
+    /proc/self/status has it, else ru_maxrss (the peak since the process started)."""
+    try:
+        with open(path) as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return maxrss_bytes(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+class GpuTracker:
+    """The bytes of GPU memory our code holds: the kernels' allocation helper
+    (kernels.devices.GpuMemory) adds what it asks the driver for and subtracts what it frees.
+    ``peak`` is the most held at once since ``reset``; None when no GPU memory was held since
+    then (no GPU ran). The CUDA context, the kernels' code and the driver's own memory are not
+    counted."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.current = self._peak = 0
+        self._used = False
+
+    def allocated(self, nbytes: int) -> None:
+        with self._lock:
+            self.current += nbytes
+            self._peak = max(self._peak, self.current)
+            self._used = True
+
+    def freed(self, nbytes: int) -> None:
+        with self._lock:
+            self.current -= nbytes
+
+    def reset(self) -> None:
+        """Start a new peak from what is held now."""
+        with self._lock:
+            self._peak, self._used = self.current, self.current > 0
+
+    @property
+    def peak(self) -> int | None:
+        return self._peak if self._used else None
+
+
+GPU = GpuTracker()
+"""The tracker the GPU devices report to."""

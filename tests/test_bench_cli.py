@@ -173,16 +173,43 @@ def test_compare_and_fail_if_slower(tmp_path):
     doc = json.loads(old.read_text())
     for entry in doc["results"]:
         entry["median"], entry["mad"] = 1.0, 0.0
+        entry["samples"] = [0.99, 0.995, 1.0, 1.005, 1.01]
     old.write_text(json.dumps(doc))
     for entry in doc["results"]:
         entry["median"] = 1.5
+        entry["samples"] = [1.49, 1.495, 1.5, 1.505, 1.51]
     new.write_text(json.dumps(doc))
     result = bench("compare", str(old), str(new))
     assert result.exit_code == 0, result.output
-    assert "1.500" in result.output and "slower" in result.output
+    assert "1.500" in result.output and "slower" in result.output and "0.0079" in result.output
     result = bench("compare", str(old), str(new), "--fail-if-slower", "10")
     assert result.exit_code == 1 and "2 cell(s) more than 10% slower" in result.output
+    assert "significantly (p < 0.05)" in result.output
     assert bench("compare", str(old), str(new), "--fail-if-slower", "60").exit_code == 0
+    for entry in doc["results"]:  # overlapping samples: p = 0.12, beyond noise all the same
+        entry["samples"] = [1.49, 1.495, 1.5, 1.505, 0.99]
+    new.write_text(json.dumps(doc))
+    result = bench("compare", str(old), str(new), "--fail-if-slower", "10")
+    assert result.exit_code == 0 and "not significant" in result.output
+    assert bench("compare", str(old), str(new), "--fail-if-slower", "10",
+                 "--alpha", "0.2").exit_code == 1
+
+
+def test_compare_writes_json_and_refuses_a_bad_alpha(tmp_path):
+    old = tmp_path / "old.json"
+    assert bench(TINY, *FAST, *HIPR, "--json", str(old)).exit_code == 0
+    result = bench("compare", str(old), str(old), "--json", str(tmp_path / "c.json"))
+    assert result.exit_code == 0, result.output
+    written = json.loads((tmp_path / "c.json").read_text())
+    assert written["alpha"] == 0.05 and len(written["changes"]) == 2
+    assert {(c["ratio"], c["p"], c["significant"]) for c in written["changes"]} == {
+        (1.0, 1.0, False)}
+    for alpha in ("0", "1", "nan", "x"):
+        result = bench("compare", str(old), str(old), "--alpha", alpha)
+        assert result.exit_code == 2 and "--alpha" in result.output
+        assert "Traceback" not in result.output
+    result = bench("compare", str(old), str(old), "--json", str(old))
+    assert result.exit_code == 2 and "would destroy the input" in result.output
 
 
 @pytest.mark.parametrize("gate", [(), ("--fail-if-slower", "10")])
@@ -281,6 +308,46 @@ def test_external_programs_are_timed_checked_and_their_failures_are_rows(tmp_pat
             cells["hi_pr"]["samples"]) == ("external", "stage1", [0.01] * 2)
     assert cells["hi_pr"]["wall_samples"][0] > 0.01 and cells["plain"]["timed"] == "wall"
     assert cells["broken"]["median"] is None and "status 3" in cells["broken"]["failure"]
+
+
+def test_external_programs_may_read_the_instance_from_a_file(tmp_path):
+    flow_of_tiny = 39275
+    reader = program(tmp_path, "reader", (
+        "import sys\nassert sys.stdin.read() == ''\n"
+        "path = sys.argv[1].removeprefix('--input=')\n"
+        "assert sum(line.startswith('a ') for line in open(path)) == 123, 'not the instance'\n"
+        f"print('s {flow_of_tiny}')\n"))
+    result = bench("genrmf:a=3,b=4,seed=1", *FAST, *HIPR, "--json", str(tmp_path / "r.json"),
+                   "--external", f"word={reader} {{file}}",
+                   "--external", f"inside={reader} --input={{file}}", "--detail")
+    assert result.exit_code == 0, result.output
+    assert "as {file}" in result.output and "host mem" in result.output
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["settings"]["configurations"]["word"]["input"] == "file"
+    cells = {entry["solver"]: entry for entry in doc["results"]}
+    assert cells["word"]["flow_value"] == cells["inside"]["flow_value"] == flow_of_tiny
+    assert cells["word"]["peak_host_bytes"] > 0 and cells["word"]["peak_gpu_bytes"] is None
+
+
+def test_an_unknown_placeholder_is_one_line_and_exit_2():
+    result = bench(TINY, *FAST, *HIPR, "--external", "x=true {foo}")
+    assert result.exit_code == 2 and "unknown placeholder {foo}" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_relative_times_in_the_table_json_and_csv(tmp_path):
+    result = bench(TINY, *FAST, "--solvers", "hipr,hipr:alpha=5", "--relative", "--json",
+                   str(tmp_path / "r.json"), "--csv", str(tmp_path / "r.csv"))
+    assert result.exit_code == 0, result.output
+    assert "rel hipr:alpha=5" in result.output and "1.00 ★" in result.output
+    doc = json.loads((tmp_path / "r.json").read_text())
+    for instance in {entry["instance"] for entry in doc["results"]}:
+        entries = [entry for entry in doc["results"] if entry["instance"] == instance]
+        assert min(entry["relative"] for entry in entries) == 1.0
+        assert [entry["fastest"] for entry in entries].count(True) >= 1
+    rows = list(csv.DictReader(open(tmp_path / "r.csv", newline="")))
+    assert {row["fastest"] for row in rows} <= {"True", "False"} and rows[0]["relative"]
+    assert int(rows[0]["peak_host_bytes"]) > 0 and rows[0]["peak_gpu_bytes"] == ""
 
 
 SIX_HIPR = "hipr,hipr:alpha=5,hipr:alpha=7,hipr:beta=10,hipr:beta=14,hipr:alpha=8"

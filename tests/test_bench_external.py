@@ -13,6 +13,7 @@ import time
 import pytest
 from fixtures import DATA
 
+from maxflow_cli.bench import external as external_module
 from maxflow_cli.bench.external import DimacsInput, External, RunFailed, parse_externals
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.dimacs.reader import read_network
@@ -141,3 +142,75 @@ def test_a_plain_file_is_given_as_it_is_and_others_are_written_once(tmp_path):
         temporary = dimacs.path()
         dimacs.close()
         assert not os.path.exists(temporary)
+
+
+READ_FILE = """
+import re, sys
+assert sys.stdin.read() == "", "stdin is not /dev/null"
+path = sys.argv[1].removeprefix("--input=")
+text = open(path).read()
+print("s", re.search(r"^c expected flow: (\\d+)", text, re.MULTILINE).group(1))
+"""
+
+
+@pytest.mark.parametrize("argument", ["{file}", "--input={file}"])
+def test_file_names_the_instance_and_stdin_is_empty(tmp_path, argument):
+    reader = program(tmp_path, "reader", READ_FILE)
+    assert run_once(f"{reader} {argument}").flow_value == 23
+    (external,) = parse_externals([f"x={reader} {argument}"], [], 1.0, set())
+    assert external.reads_file and external.describe()["input"] == "file"
+    assert external.arguments("/d/i.max") == [reader, argument.replace("{file}", "/d/i.max")]
+
+
+def test_without_file_the_instance_is_on_stdin(tmp_path):
+    (external,) = parse_externals([f"x={program(tmp_path, 'p', S_LINE)}"], [], 1.0, set())
+    assert not external.reads_file and external.describe()["input"] == "stdin"
+    with pytest.raises(RunFailed, match="stdin is not /dev/null"):  # READ_FILE given stdin
+        run_once(f"{program(tmp_path, 'reader', READ_FILE)} --input={CLRS}")
+
+
+@pytest.mark.parametrize("command, message", [
+    ("true {foo}", "--external x=true {foo}: unknown placeholder {foo}; the only one is {file}"),
+    ("true --in={file} {File}", "unknown placeholder {File}"),
+])
+def test_an_unknown_placeholder_is_refused(command, message):
+    with pytest.raises(ParameterError) as error:
+        parse_externals([f"x={command}"], [], 1.0, set())
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_other_braces_are_left_as_they_are():
+    (external,) = parse_externals(["x=true '{print $1}' {} {{file}}"], [], 1.0, set())
+    assert external.arguments("p") == ["true", "{print $1}", "{}", "{p}"]
+
+
+def test_the_peak_memory_is_the_programs_own(tmp_path):
+    small = run_once(program(tmp_path, "small", S_LINE))
+    large = run_once(program(tmp_path, "large", "block = bytearray(200 * 2**20)\n" + S_LINE))
+    assert 0 < small.peak_host_bytes < 100 * 2**20  # not this process's (pytest's) peak
+    assert large.peak_host_bytes >= small.peak_host_bytes + 190 * 2**20
+
+
+def test_output_larger_than_a_pipe_is_read_whole(tmp_path):
+    chatty = program(tmp_path, "chatty", "print('c ' + 'x' * 100)\n" * 1 + (
+        "import sys\nsys.stdout.write(('c ' + 'x' * 98 + '\\n') * 20000)\n" + S_LINE))
+    assert run_once(chatty).flow_value == 23
+
+
+def test_a_file_that_cannot_be_run_says_why(tmp_path):
+    garbage = tmp_path / "garbage"
+    garbage.write_bytes(b"\x00\x01 not a program")
+    garbage.chmod(0o755)
+    with pytest.raises(RunFailed, match=f"cannot start '{garbage}': Exec format error"):
+        run_once(str(garbage))
+
+
+def test_a_launcher_that_reports_nothing_is_a_failed_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(external_module, "LAUNCHER", "raise SystemExit(5)")
+    with pytest.raises(RunFailed, match="its launcher ended with status 5 and no report"):
+        run_once(program(tmp_path, "s_line", S_LINE))
+
+
+def test_the_wall_time_is_the_programs_not_the_launchers(tmp_path):
+    result = run_once(program(tmp_path, "sleepy", "import time; time.sleep(0.3)\n" + S_LINE))
+    assert 0.3 <= result.times["wall"] < 2

@@ -9,6 +9,7 @@ from rich.console import Console
 from maxflow_cli.bench import report
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.bench.published import ALVINO_2015, ALVINO_2015_NOTE
+from maxflow_cli.bench.results import Change
 from maxflow_cli.bench.runner import BenchRun, Cell, InstanceRecord, Settings
 from maxflow_cli.errors import MaxflowError, ParameterError
 
@@ -138,3 +139,60 @@ def test_a_table_that_fits_stays_one_piece():
     table = report._family_table("genrmf-wide", report.rows(made_up_run())["genrmf-wide"],
                                  made_up_run(), {})
     assert report.fitted(console, table) == [table]
+
+
+def test_relative_columns_give_each_time_over_the_fastest_and_mark_it():
+    assert "rel hipr" not in printed()
+    text = printed(relative=True)
+    assert "rel hipr" in text and "rel fast" in text and report.RELATIVE_NOTE in text
+    (line,) = [line for line in text.splitlines() if line.startswith("│ genrmf-wide-36")]
+    assert "2.00x" in line and f"1.00 {report.FASTEST}" in line
+    (mean,) = [line for line in text.splitlines() if "geometric mean" in line]
+    assert "2.00x" in mean and "1.00x" in mean
+
+
+def test_a_failed_cell_stays_failed_in_the_relative_columns():
+    run = made_up_run()
+    run.cells[1].samples = []  # fast failed on seed 1: its row has no time
+    run.cells[1].failure = "genrmf-wide-36:seed=1: fast failed in run 1: exited with status 3"
+    stream = io.StringIO()
+    report.print_run(Console(file=stream, width=250), run, relative=True)
+    (line,) = [line for line in stream.getvalue().splitlines()
+               if line.startswith("│ genrmf-wide-36")]
+    assert line.count("failed") == 2 and f"1.00 {report.FASTEST}" in line  # time and rel
+    (mean,) = [line for line in stream.getvalue().splitlines() if "geometric mean" in line]
+    assert "—" in mean
+
+
+def test_detail_gives_the_peak_memory_of_each_cell():
+    run = made_up_run()
+    for cell in run.cells:
+        cell.peak_host_bytes = 35_200_000
+    def headers():
+        stream = io.StringIO()
+        report.print_run(Console(file=stream, width=250), run, detail=True)
+        text = stream.getvalue()
+        return text, [line for line in text.splitlines()
+                      if line.split()[:2] == ["instance", "runs"]]
+
+    text, (hipr, fast) = headers()
+    assert "host mem" in hipr and "35 MB" in text
+    assert "GPU mem" not in hipr + fast  # no GPU ran
+    run.cells[1].peak_gpu_bytes = 1_234_000_000
+    text, (hipr, fast) = headers()
+    assert "GPU mem" in fast and "GPU mem" not in hipr and "1.2 GB" in text
+
+
+def test_changes_show_u_p_and_say_significant_only_where_both_rules_agree():
+    changes = [Change("a", "f", "hipr", 1.0, 2.0, 2.0, False, 25.0, 0.0079, True),
+               Change("b", "f", "hipr", 1.0, 2.0, 2.0, False, 4.0, 0.33, False),
+               Change("c", "f", "hipr", 1.0, 1.01, 1.01, True, 14.0, 0.6, False),
+               Change("d", "f", "hipr", 2.0, 1.0, 0.5, False, 0.0, 0.0001, True)]
+    stream = io.StringIO()
+    report.print_changes(Console(file=stream, width=250), changes, [], [], 0.01)
+    lines = {line.split()[1]: line for line in stream.getvalue().splitlines()
+             if line.startswith("│ ") and line.split()[1] in "abcd"}
+    assert "25" in lines["a"] and "0.0079" in lines["a"] and "slower" in lines["a"]
+    assert "0.33" in lines["b"] and "≈ not significant" in lines["b"]
+    assert "≈ noise" in lines["c"] and "faster" in lines["d"] and "<0.001" in lines["d"]
+    assert "p < 0.01" in stream.getvalue()

@@ -13,6 +13,7 @@ from maxflow_cli.bench.results import (
     CSV_COLUMNS,
     SCHEMA,
     compare,
+    comparison_document,
     document,
     environment,
     load,
@@ -20,12 +21,14 @@ from maxflow_cli.bench.results import (
     write_json,
 )
 from maxflow_cli.bench.runner import Settings, choose_solvers, run_benchmark
+from maxflow_cli.bench.stats import summarize
 from maxflow_cli.errors import InputError
 
 ENTRY_FIELDS = {"instance", "family", "group", "solver", "kind", "device", "params", "vertices",
                 "arcs", "runs", "warmup", "timed", "samples", "wall_samples", "median", "mad",
-                "min", "max", "unstable", "speedup", "flow_value", "mismatch", "failure",
-                "phases", "counters", "trace"}
+                "min", "max", "unstable", "speedup", "relative", "fastest", "flow_value",
+                "mismatch", "failure", "phases", "counters", "trace", "peak_host_bytes",
+                "peak_gpu_bytes"}
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +54,8 @@ def test_the_document_has_the_documented_fields(doc):
         assert len(entry["samples"]) == entry["runs"] == 2
         assert entry["min"] <= entry["median"] <= entry["max"]
         assert isinstance(entry["flow_value"], int) and entry["speedup"] == 1.0
+        assert entry["relative"] == 1.0 and entry["fastest"] is True
+        assert entry["peak_host_bytes"] > 0 and entry["peak_gpu_bytes"] is None
         assert (entry["kind"], entry["device"], entry["timed"], entry["failure"]) == (
             "solver", "cpu", "stage1", None)
         assert entry["params"] == {"global_update_frequency": 0.5, "alpha": 6, "beta": 12}
@@ -58,6 +63,7 @@ def test_the_document_has_the_documented_fields(doc):
     assert doc["settings"]["configurations"] == {
         "hipr": {"kind": "solver", "solver": "hipr", "device": "cpu", "params": {}}}
     assert all(instance["check"]["ok"] for instance in doc["instances"])
+    assert set(doc["settings"]["memory"]) == {"peak_host_bytes", "peak_gpu_bytes"}
 
 
 def test_json_round_trip(doc, tmp_path):
@@ -116,6 +122,53 @@ def test_compare_marks_noise_and_lists_cells_in_one_file_only(doc):
     changes, only_old, only_new = compare(old, new)
     assert [(c.ratio, c.noise) for c in changes] == [(2.0, False), (1.0, True)]
     assert only_old == [] and only_new == ["elsewhere (hipr)"]
+
+
+def samples_doc(doc, samples: list[list[float]]) -> dict:
+    """``doc`` with these samples, median and MAD per cell."""
+    changed = json.loads(json.dumps(doc))
+    for entry, values in zip(changed["results"], samples):
+        stats = summarize(values)
+        entry["samples"], entry["median"], entry["mad"] = values, stats.median, stats.mad
+    return changed
+
+
+def test_a_change_is_significant_when_the_mad_rule_and_the_test_agree(doc):
+    old = samples_doc(doc, [[1.0, 1.01, 0.99, 1.005, 1.02]] * 2)
+    new = samples_doc(doc, [[2.0, 2.01, 1.99, 2.005, 2.02],  # beyond noise, p = 2/252
+                            [1.0, 1.01, 0.99, 1.005, 2.02]])  # within noise
+    slower, same = compare(old, new)[0]
+    assert (slower.noise, slower.u, slower.significant) == (False, 25, True)
+    assert slower.p == pytest.approx(2 / 252)
+    assert same.noise and not same.significant and same.p > 0.05
+    # with 5 runs a side no p falls below 2/252: at alpha 0.005 the noise rule decides alone
+    assert compare(old, new, alpha=0.005)[0][0].significant
+
+
+def test_alpha_decides_where_the_samples_overlap(doc):
+    old = samples_doc(doc, [[1.0, 1.01, 0.99, 1.005, 1.02]] * 2)
+    new = samples_doc(doc, [[2.0, 2.01, 1.99, 2.005, 1.0]] * 2)  # beyond noise, p = 0.075
+    assert not compare(old, new)[0][0].significant
+    assert compare(old, new, alpha=0.1)[0][0].significant
+
+
+def test_too_few_samples_fall_back_on_the_noise_rule(doc):
+    old = samples_doc(doc, [[1.0, 1.1]] * 2)
+    new = samples_doc(doc, [[3.0, 3.1], [1.0, 1.1]])  # 2 against 2: p >= 1/3 whatever they are
+    slower, same = compare(old, new)[0]
+    assert not slower.noise and slower.p == pytest.approx(1 / 3) and slower.significant
+    assert same.noise and not same.significant
+
+
+def test_the_comparison_document_has_every_change(doc):
+    changes, only_old, only_new = compare(doc, doc)
+    written = comparison_document("a.json", "b.json", changes, only_old, only_new, 0.01)
+    assert (written["old"], written["new"], written["alpha"]) == ("a.json", "b.json", 0.01)
+    assert "p < 0.01" in written["significance_rule"] and "MAD" in written["noise_rule"]
+    assert set(written["changes"][0]) == {"instance", "family", "solver", "old", "new", "ratio",
+                                          "noise", "u", "p", "significant"}
+    assert written["changes"][0]["p"] == 1.0 and written["changes"][0]["noise"] is True
+    json.dumps(written, allow_nan=False)
 
 
 def test_gpus_come_from_nvidia_smi(monkeypatch):

@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from maxflow_cli import memory
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.bench.runner import Settings, choose_solvers, default_solvers, run_benchmark
 from maxflow_cli.errors import ParameterError, SolverUnavailable
@@ -127,3 +128,57 @@ def test_cells_run_one_after_the_other_or_interleaved(register, interleave, orde
     run = run_benchmark(TINY[:1], choose_solvers("two", "one", False), settings)
     assert calls == order
     assert [len(cell.samples) for cell in run.cells] == [2, 2] and run.problems == []
+
+
+def memory_solver(name: str, host_bytes: int = 0, gpu_bytes=()) -> SolverSpec:
+    """hipr that also touches ``host_bytes`` of memory and holds ``gpu_bytes[call]`` of
+    (counted) GPU memory in each call; the warm-up is call 0."""
+    calls = itertools.count()
+
+    def solve(graph, options):
+        call = next(calls)
+        block = bytearray(host_bytes)  # noqa: F841 (resident while hipr runs)
+        held = gpu_bytes[call] if call < len(gpu_bytes) else 0
+        if held:
+            memory.GPU.allocated(held)
+        try:
+            return solve_hipr(graph, options)
+        finally:
+            if held:
+                memory.GPU.freed(held)
+
+    return SolverSpec(name, "hipr holding memory", "tests", solve, prepare=lambda options: 0.0,
+                      parameters=HIPR_PARAMETERS)
+
+
+def test_each_cell_records_its_peak_gpu_memory_over_its_measured_runs(register):
+    register(memory_solver("gpu", gpu_bytes=(10**9, 1000, 3000, 2000)))  # 10**9: the warm-up
+    run = run_benchmark(TINY[:1], choose_solvers("gpu", "hipr", False), FAST)
+    hipr, gpu = run.cells
+    assert hipr.peak_gpu_bytes is None and gpu.peak_gpu_bytes == 3000
+    assert hipr.peak_host_bytes > 0 and gpu.peak_host_bytes > 0
+
+
+def test_each_cell_records_its_peak_host_memory(register):
+    if not memory.reset_peak_rss():
+        pytest.skip("/proc/self/clear_refs is not writable here: the peak is not reset")
+    register(memory_solver("big", host_bytes=200 * 2**20))
+    run = run_benchmark(TINY[:1], choose_solvers("big", "hipr", False), FAST)
+    hipr, big = run.cells
+    assert big.peak_host_bytes >= hipr.peak_host_bytes + 150 * 2**20
+    assert "VmHWM" in run.memory["peak_host_bytes"]
+
+
+def test_where_the_peak_cannot_be_reset_the_run_says_so(monkeypatch):
+    monkeypatch.setattr(memory, "reset_peak_rss", lambda: False)
+    run = run_benchmark(TINY[:1], choose_solvers(None, "hipr", False), FAST)
+    assert "since it started" in run.memory["peak_host_bytes"] and "upper bound" in run.memory[
+        "peak_host_bytes"]
+    assert run.cells[0].peak_host_bytes > 0
+
+
+def test_relative_times_are_over_the_fastest_on_each_instance(register):
+    register(fake_solver("slow", extra_seconds=0.02))
+    run = run_benchmark(TINY[:1], choose_solvers("slow", "hipr", False), FAST)
+    relative = run.relative()
+    assert relative[TINY[0].name, "hipr"] == 1.0 and relative[TINY[0].name, "slow"] > 1.0

@@ -26,7 +26,8 @@ def test_shapes_are_tuples_of_two_or_three_sizes():
 
 def test_limits_apply_to_each_size_of_a_shape():
     check_limits("grid", (SHAPE,), {"shape": (2, 100, 50)})
-    with pytest.raises(ParameterError, match=r"each size of --shape must be in \[2, 100\], not 1x5"):
+    with pytest.raises(ParameterError,
+                       match=r"each size of --shape must be in \[2, 100\], not 1x5"):
         check_limits("grid", (SHAPE,), {"shape": (1, 5)})
     with pytest.raises(ParameterError, match=r"--function must be in \[1, 3\], not 4"):
         check_limits("washington", (FUNCTION,), {"function": 4})

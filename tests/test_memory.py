@@ -1,5 +1,7 @@
 """Memory estimates and the check against what the machine has."""
 
+import types
+
 import pytest
 
 from maxflow_cli import memory
@@ -25,3 +27,48 @@ def test_require_refuses_with_both_figures(monkeypatch):
                                        (1_234_000_000, "1.2 GB")])
 def test_human_bytes(size, text):
     assert memory.human_bytes(size) == text
+
+
+def test_peak_rss_is_reset_and_read_from_proc(tmp_path):
+    if not memory.reset_peak_rss():
+        pytest.skip("/proc/self/clear_refs is not writable here")
+    before = memory.peak_rss()
+    block = bytearray(64 * 2**20)  # touched: resident
+    grown = memory.peak_rss()
+    del block
+    assert grown >= before + 60 * 2**20
+    assert memory.reset_peak_rss() and memory.peak_rss() < grown - 32 * 2**20
+
+
+def test_peak_rss_falls_back_to_ru_maxrss(tmp_path, monkeypatch):
+    status = tmp_path / "status"
+    status.write_text("Name:\tpython\nVmHWM:\t  2048 kB\nVmRSS:\t  1024 kB\n")
+    assert memory.peak_rss(str(status)) == 2048 * 1024
+    assert not memory.reset_peak_rss(str(tmp_path / "no" / "clear_refs"))
+    monkeypatch.setattr(memory.resource, "getrusage",
+                        lambda who: types.SimpleNamespace(ru_maxrss=3000))
+    assert memory.peak_rss(str(tmp_path / "absent")) == 3000 * 1024  # KiB on Linux
+
+
+@pytest.mark.parametrize("platform, size", [("linux", 5 * 1024), ("darwin", 5)])
+def test_maxrss_units(monkeypatch, platform, size):
+    monkeypatch.setattr(memory.sys, "platform", platform)
+    assert memory.maxrss_bytes(5) == size
+
+
+def test_the_gpu_tracker_keeps_the_peak_since_its_reset():
+    tracker = memory.GpuTracker()
+    assert tracker.peak is None  # nothing held: no GPU ran
+    tracker.allocated(100)
+    tracker.allocated(50)
+    tracker.freed(150)
+    tracker.allocated(30)
+    assert (tracker.peak, tracker.current) == (150, 30)
+    tracker.reset()  # a new run; 30 bytes still held from before
+    assert tracker.peak == 30
+    tracker.freed(30)
+    tracker.reset()
+    assert tracker.peak is None
+    tracker.allocated(10)
+    tracker.freed(10)
+    assert tracker.peak == 10 and tracker.current == 0

@@ -1,14 +1,23 @@
-"""External solvers in ``maxflow bench``: any program that reads a DIMACS max instance on stdin.
+"""External solvers in ``maxflow bench``: any program that reads a DIMACS max instance, on its
+standard input or from a file it is given.
 
 ``--external NAME=COMMAND`` runs COMMAND (split as a shell splits words, run without a shell)
-once per run with the instance on its standard input, as one runs Goldberg's hi_pr. Its flow
-value is the last ``c flow: VALUE`` or ``s VALUE`` line it prints (hi_pr prints
+once per run with the instance on its standard input, as one runs Goldberg's hi_pr. A program
+that reads a path instead names it ``{file}`` in COMMAND, as a word or within one
+(``solver --input={file}``): every ``{file}`` becomes the path of the instance as a plain DIMACS
+file, and the program's standard input is then /dev/null. ``{file}`` is the only placeholder:
+any other ``{NAME}`` is refused when the option is read (other braces are left as they are).
+
+Its flow value is the last ``c flow: VALUE`` or ``s VALUE`` line it prints (hi_pr prints
 ``c flow:  1234.0``; the DIMACS solution format ``s 1234``), or the last match of a pattern
 given with ``--external-pattern NAME=REGEX`` (its first group, or the whole match). Its time
 is taken twice: the wall time of the whole process (reading the input included) and, when it
 prints a ``c cut tm: SECONDS`` line as hi_pr does, its own stage-1 time, which the tables then
 show (hi_pr measures CPU time in 10 ms ticks). Other ``c NAME: INTEGER`` lines (hi_pr's
 ``pushes``, ``relabels``, ``updates``, ``gaps`` with -DPRINT_STAT) are kept as counters.
+Its peak memory is the ``ru_maxrss`` that ``os.wait4`` returns when it ends: the peak resident
+set of the program (of the largest of its processes, where it runs others and waits for them),
+at least that of the small launcher that starts it (LAUNCHER: about 9 MB).
 
 A program that cannot start, exits with an error, crashes, runs past ``--external-timeout``
 or prints no flow value fails its run with RunFailed, which the runner turns into one
@@ -21,13 +30,15 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
-import time
-from dataclasses import dataclass, field
+import threading
+from dataclasses import dataclass, field, replace
 
 from maxflow_cli.dimacs.reader import is_compressed, text_chunks
 from maxflow_cli.dimacs.writer import write_network
 from maxflow_cli.errors import ParameterError
+from maxflow_cli.memory import maxrss_bytes
 from maxflow_cli.network import Network
 
 DEFAULT_TIMEOUT = 300.0
@@ -35,6 +46,9 @@ FLOW_LINE = re.compile(r"^(?:c flow:|s)\s+(\S+)\s*$", re.MULTILINE)
 CUT_TIME_LINE = re.compile(r"^c cut tm:\s*(\S+)\s*$", re.MULTILINE)
 COUNTER_LINE = re.compile(r"^c ([a-z][a-z .]*?):\s*(\d+)\s*$", re.MULTILINE)
 NAME = re.compile(r"[A-Za-z0-9_.+-]+")
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+FILE = "{file}"
+"""In COMMAND, the path of the instance's plain DIMACS file."""
 QUOTED = 200
 """How many characters of a program's output a problem quotes."""
 
@@ -50,6 +64,7 @@ class ExternalRun:
     flow_value: int
     times: dict[str, float]  # "wall", and "stage1" when the program prints its cut time
     counters: dict[str, int] = field(default_factory=dict)
+    peak_host_bytes: int | None = None  # the program's ru_maxrss, from os.wait4
 
 
 def _pairs(texts, option: str) -> dict[str, str]:
@@ -85,37 +100,55 @@ class External:
 
     def describe(self) -> dict:
         return {"kind": self.kind, "command": self.command,
+                "input": "file" if self.reads_file else "stdin",
                 "pattern": self.pattern.pattern if self.pattern else None, "timeout": self.timeout}
 
     @property
     def params(self) -> dict:
         return {}
 
+    @property
+    def reads_file(self) -> bool:
+        """Whether COMMAND names the instance's file ({file}) instead of reading stdin."""
+        return any(FILE in word for word in self.argv)
+
+    def arguments(self, path: str) -> list[str]:
+        """The command's words, every {file} replaced by ``path``."""
+        return [word.replace(FILE, path) for word in self.argv]
+
     def run(self, graph, dimacs: "DimacsInput") -> ExternalRun:
-        """One run on the instance's DIMACS file; RunFailed when it gives no flow value."""
-        with open(dimacs.path(), "rb") as stream:
-            started = time.perf_counter()
+        """One run on the instance's DIMACS file (on stdin, or as {file}), through LAUNCHER;
+        RunFailed when it gives no flow value. Its output goes to temporary files, so that
+        nothing it prints can fill a pipe while ``_wait`` waits for it."""
+        path = dimacs.path()
+        with open(os.devnull if self.reads_file else path, "rb") as stdin, \
+                tempfile.TemporaryFile() as output, tempfile.TemporaryFile() as errors, \
+                tempfile.TemporaryFile() as report:
             try:
-                process = subprocess.Popen(self.argv, stdin=stream, stdout=subprocess.PIPE,
-                                           stderr=subprocess.PIPE,
-                                           start_new_session=True)
+                process = subprocess.Popen(
+                    [sys.executable, "-I", "-S", "-c", LAUNCHER, str(report.fileno()),
+                     *self.arguments(path)], stdin=stdin, stdout=output, stderr=errors,
+                    pass_fds=(report.fileno(),), start_new_session=True)
             except OSError as error:
-                raise RunFailed(f"cannot start {self.command!r}: {error.strerror}") from None
-            with process:
-                try:
-                    output, errors = process.communicate(timeout=self.timeout)
-                except subprocess.TimeoutExpired:
-                    try:
-                        # its children too: they hold the pipes
-                        os.killpg(process.pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass  # it ended just now
-                    process.communicate()
-                    raise RunFailed(f"ran past --external-timeout {self.timeout:g} s "
-                                    "and was killed") from None
-            wall = time.perf_counter() - started
-        return self._read(output.decode(errors="replace"), errors.decode(errors="replace"),
-                          process.returncode, wall)
+                raise RunFailed(f"cannot start {sys.executable}: {error.strerror}") from None
+            if _wait(process, self.timeout):
+                raise RunFailed(f"ran past --external-timeout {self.timeout:g} s "
+                                "and was killed")
+            status, wall, maxrss = self._launched(_text(report), process.returncode)
+            printed, complaints = _text(output), _text(errors)
+        result = self._read(printed, complaints, status, wall)
+        return replace(result, peak_host_bytes=maxrss_bytes(maxrss))
+
+    def _launched(self, report: str, status: int) -> tuple[int, float, int]:
+        """The program's exit status, wall seconds and ru_maxrss, as LAUNCHER reports them."""
+        words = report.split(maxsplit=1)
+        if words and words[0] == "error":
+            raise RunFailed(f"cannot start {self.command!r}: {words[1]}")
+        try:
+            code, wall, maxrss = report.split()
+            return int(code), float(wall), int(maxrss)
+        except ValueError:
+            raise RunFailed(f"its launcher ended with status {status} and no report") from None
 
     def _read(self, output: str, errors: str, status: int, wall: float) -> ExternalRun:
         """The flow value, times and counters in the program's output, or RunFailed."""
@@ -145,6 +178,70 @@ class External:
         return ExternalRun(int(flow_text.split(".")[0]), times, counters)
 
 
+def _kill_group(pid: int) -> None:
+    """SIGKILL to the process group ``pid`` leads: a program and the processes it started."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # it ended just now
+
+
+LAUNCHER = """
+import os, sys, time
+try:
+    with open("/proc/self/clear_refs", "w") as refs:
+        refs.write("5")
+except OSError:
+    pass
+os.set_inheritable(int(sys.argv[1]), False)  # not the program's
+report, argv = os.fdopen(int(sys.argv[1]), "w"), sys.argv[2:]
+started = time.perf_counter()
+try:
+    pid = os.posix_spawnp(argv[0], argv, os.environ)
+except OSError as error:
+    report.write("error " + (error.strerror or str(error)))
+    raise SystemExit
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - started
+report.write(f"{os.waitstatus_to_exitcode(status)} {wall!r} {usage.ru_maxrss}")
+"""
+"""Runs an external program (``python -I -S -c LAUNCHER FD ARGV...``) and writes to file
+descriptor FD its exit status, wall seconds (its start to its end: not the launcher's own
+start) and ``ru_maxrss`` from os.wait4 (Popen would reap it with waitpid, which gives none;
+RUSAGE_CHILDREN's ru_maxrss is the largest child ever reaped, not this one). A small process of
+its own because Linux starts a program's ru_maxrss at the peak resident set of the process that
+started it (exec records the old memory's peak): the launcher's few MB (its floor, about 9 MB)
+rather than this benchmark's hundreds (the interpreter, numba, the instance's graph)."""
+
+
+def _wait(process: subprocess.Popen, timeout: float) -> bool:
+    """Wait for ``process``; past ``timeout`` seconds, or on an interrupt, kill its process
+    group (the launcher, the program and what it started). Whether the timeout killed it."""
+    expired = threading.Event()
+
+    def kill() -> None:
+        expired.set()
+        _kill_group(process.pid)
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    try:
+        process.wait()
+    except BaseException:  # KeyboardInterrupt: leave no program running in its own session
+        _kill_group(process.pid)
+        process.wait()
+        raise
+    finally:
+        timer.cancel()
+    return expired.is_set() and process.returncode == -signal.SIGKILL
+
+
+def _text(stream) -> str:
+    """What a program wrote to the temporary file ``stream``."""
+    stream.seek(0)
+    return stream.read().decode(errors="replace")
+
+
 def _quote(text: str) -> str:
     """': <the last line of text>', shortened; '' for no text."""
     lines = text.strip().splitlines()
@@ -168,6 +265,11 @@ def parse_externals(commands, patterns, timeout: float, taken) -> list[External]
             argv = shlex.split(command)
         except ValueError as error:
             raise ParameterError(f"--external {name}={command}: {error}") from None
+        unknown = [match.group(0) for word in argv for match in PLACEHOLDER.finditer(word)
+                   if match.group(0) != FILE]
+        if unknown:
+            raise ParameterError(f"--external {name}={command}: unknown placeholder "
+                                 f"{unknown[0]}; the only one is {FILE}, the instance's path")
         if not argv or shutil.which(argv[0]) is None:
             raise ParameterError(f"--external {name}={command}: no program "
                                  f"{argv[0] if argv else ''!r} (not an executable file, "

@@ -5,7 +5,10 @@ A row of a family table is a group of instances that differ only by their seed; 
 papers (which average over instances), its time is the mean over those instances of each
 one's median stage-1 time, and its speedup the baseline's row time over the solver's. A
 column is a solver configuration or an external program; an external program's times are
-its own stage 1 (``cut tm``) where it prints one, its wall time (``wall``) otherwise.
+its own stage 1 (``cut tm``) where it prints one, its wall time (``wall``) otherwise. With
+``relative``, each row also gives every column's time over the fastest of the row, as Jensen
+et al. (TPAMI 2023) tabulate them: 1.00 for the fastest (marked), 2.35x for one 2.35 times
+slower.
 """
 
 import copy
@@ -22,11 +25,23 @@ from rich.table import Table
 from maxflow_cli.bench.published import PublishedRow
 from maxflow_cli.bench.results import Change
 from maxflow_cli.bench.runner import BenchRun, Cell
-from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE, geometric_mean
+from maxflow_cli.bench.stats import (
+    ALPHA,
+    NOISE_RULE,
+    UNSTABLE_RULE,
+    geometric_mean,
+    relative_to_fastest,
+    significance_rule,
+)
 from maxflow_cli.bench.suites import Suite
 from maxflow_cli.errors import MaxflowError, ParameterError
+from maxflow_cli.memory import human_bytes
 from maxflow_cli.outputs import atomic_output
 
+FASTEST = "★"
+"""Marks the fastest of a row in the relative columns."""
+RELATIVE_NOTE = (f"rel: each time over the fastest of its row (Jensen et al., TPAMI 2023); "
+                 f"1.00 {FASTEST} = the fastest")
 LISTED_UNSTABLE = 10
 """How many unstable cells are named below the tables (all of them are in --detail and --json)."""
 
@@ -127,6 +142,19 @@ def _speedup(value: float) -> str:
     return f"{value:,.0f}x" if value >= 100 else f"{value:#.3g}x"
 
 
+def _relative(value: float) -> str:
+    """1.00 and the mark for the fastest; 2.35x for the others; whole numbers from 100x."""
+    if math.isnan(value):
+        return "[red]failed[/red]"
+    if value == 1.0:
+        return f"[bold green]1.00 {FASTEST}[/bold green]"
+    return _times_slower(value)
+
+
+def _times_slower(value: float) -> str:
+    return f"{value:,.0f}x" if value >= 100 else f"{value:.2f}x"
+
+
 def counted(number: int, noun: str) -> str:
     """``3 solvers``, ``1 solver``; thousands separated."""
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
@@ -154,7 +182,7 @@ def print_header(console: Console, run: BenchRun, instances: int, suite: Suite |
         f"stage-1 seconds, median of >= {settings.repeat} runs and >= {settings.min_time:g} s "
         f"per cell after {settings.warmup} warm-up; baseline {run.baseline}")
     if run.externals:
-        console.print("external programs (DIMACS on stdin): " + ", ".join(
+        console.print("external programs (DIMACS on stdin, or as {file}): " + ", ".join(
             f"{label} = {run.configurations[label]['command']}"
             for label in run.solvers if label in run.externals),
             highlight=False)
@@ -167,7 +195,7 @@ def print_header(console: Console, run: BenchRun, instances: int, suite: Suite |
 
 
 def _family_table(family: str, family_rows: list[Row], run: BenchRun,
-                  published: dict[str, PublishedRow]) -> Table:
+                  published: dict[str, PublishedRow], relative: bool = False) -> Table:
     others = run.solvers[1:]
     papers = [published[row.group] for row in family_rows if row.group in published]
     caption = f"paper: table {', '.join(sorted({p.table for p in papers}))}" if papers else None
@@ -177,6 +205,8 @@ def _family_table(family: str, family_rows: list[Row], run: BenchRun,
         table.add_column(name, justify="left" if name == "instance" else "right")
     for solver in run.solvers:
         table.add_column(f"{solver} (s)", justify="right")
+    for solver in run.solvers if relative else ():
+        table.add_column(f"rel {solver}", justify="right")
     for solver in others:
         table.add_column(f"speedup {solver}", justify="right")
     paper_solvers = list(dict.fromkeys(solver for p in papers for solver in p.times))
@@ -185,10 +215,15 @@ def _family_table(family: str, family_rows: list[Row], run: BenchRun,
     if papers:
         table.add_column("paper speedup", justify="right", style="cyan")
     speedups = {solver: [] for solver in others}
+    ratios = {solver: [] for solver in run.solvers if relative}
     for row in family_rows:
         cells = [row.group, f"{row.n:,}", f"{row.m:,}", str(row.seeds)]
         for solver in run.solvers:
             cells.append(_time_cell(row, solver, solver in run.externals))
+        row_ratios = relative_to_fastest(row.times)
+        for solver in ratios:
+            ratios[solver].append(row_ratios[solver])
+            cells.append(_relative(row_ratios[solver]))
         for solver in others:
             ratio = (row.times[run.baseline] / row.times[solver] if row.times[solver] > 0
                      else math.nan)
@@ -203,9 +238,17 @@ def _family_table(family: str, family_rows: list[Row], run: BenchRun,
     if others:
         table.add_section()
         table.add_row("geometric mean", *[""] * (3 + len(run.solvers)),
+                      *(_geometric_relative(ratios[s]) for s in ratios),
                       *(_speedup(geometric_mean(speedups[s])) for s in others),
                       *[""] * (len(paper_solvers) + 1 if papers else 0))
     return table
+
+
+def _geometric_relative(ratios: list[float]) -> str:
+    """The geometric mean of a column's relative times; — where a row failed."""
+    if any(math.isnan(ratio) for ratio in ratios):
+        return "—"
+    return _times_slower(geometric_mean(ratios))
 
 
 def _time_cell(row: Row, solver: str, external: bool) -> str:
@@ -249,7 +292,9 @@ def _detail_tables(run: BenchRun) -> list[Table]:
         table = Table(title=f"[bold]{solver}[/bold] (stage-1 seconds; other phases: medians; "
                             "counters: medians)",
                       title_justify="left", box=box.SIMPLE_HEAD)
-        for name in ("instance", "runs", "median", "MAD", "min", "max", *phases):
+        gpu = any(cell.peak_gpu_bytes is not None for cell in cells)
+        memory_columns = ("host mem", "GPU mem") if gpu else ("host mem",)
+        for name in ("instance", "runs", "median", "MAD", "min", "max", *phases, *memory_columns):
             table.add_column(name, justify="left" if name == "instance" else "right",
                              overflow="fold" if name == "instance" else "ellipsis")
         table.add_column("counters", ratio=1)
@@ -257,27 +302,33 @@ def _detail_tables(run: BenchRun) -> list[Table]:
             stats = cell.stats
             values = [stats.median, stats.mad, stats.minimum, stats.maximum,
                       *(cell.phases.get(key) for key in phases)]
+            peaks = [cell.peak_host_bytes, cell.peak_gpu_bytes][:len(memory_columns)]
             counters = ", ".join(f"{name} {count:,}" for name, count in cell.counters.items())
             table.add_row(cell.instance, str(stats.runs),
-                          *("" if v is None else _seconds(v) for v in values), counters)
+                          *("" if v is None else _seconds(v) for v in values),
+                          *("—" if peak is None else human_bytes(peak) for peak in peaks),
+                          counters)
         tables.append(table)
     return tables
 
 
 def print_run(console: Console, run: BenchRun, published: tuple[PublishedRow, ...] = (),
               published_note: str = "",
-              detail: bool = False) -> None:
-    """The compile times, the family tables, the detail when asked, the unstable cells, then
-    the problems in red."""
+              detail: bool = False, relative: bool = False) -> None:
+    """The compile times, the family tables (with the relative columns when asked), the detail
+    when asked, the unstable cells, then the problems in red."""
     console.print("compile (kept out of the times): "
                   + ", ".join(f"{solver} {seconds:.2f} s"
                               for solver, seconds in run.compile.items()))
     by_preset = {row.preset: row for row in published}
     for family, family_rows in rows(run).items():
-        for table in fitted(console, _family_table(family, family_rows, run, by_preset)):
+        for table in fitted(console, _family_table(family, family_rows, run, by_preset,
+                                                   relative)):
             console.print(table)
     console.print(f"[dim]time: mean over the seeds of each instance's median; ± the largest "
                   f"MAD/median (unscaled MAD); ! {UNSTABLE_RULE}[/dim]")
+    if relative:
+        console.print(f"[dim]{RELATIVE_NOTE}[/dim]")
     if run.externals:
         console.print("[dim]external programs: cut tm = their own stage-1 time as they print "
                       "it (hi_pr: CPU seconds, 10 ms ticks); wall = the whole process, reading "
@@ -287,6 +338,8 @@ def print_run(console: Console, run: BenchRun, published: tuple[PublishedRow, ..
     if detail:
         for table in _detail_tables(run):
             console.print(table)
+        console.print("[dim]host mem, GPU mem: peak memory, the largest over the measured runs "
+                      "(see --json settings.memory)[/dim]")
     for record in run.instances:
         for warning in record.warnings:
             console.print(f"[yellow]warning[/yellow]: {record.instance.name}: {warning}")
@@ -299,25 +352,40 @@ def print_run(console: Console, run: BenchRun, published: tuple[PublishedRow, ..
         console.print(f"[bold red]FAILED[/bold red] [red]{problem}[/red]", highlight=False)
 
 
+def _verdict(change: Change) -> tuple[str, str]:
+    """(colour, word) of a change: faster or slower where significant, else why not."""
+    if change.significant:
+        return ("red", "slower") if change.ratio > 1 else ("green", "faster")
+    return "dim", "≈ noise" if change.noise else "≈ not significant"
+
+
+def _p_value(p: float) -> str:
+    return "—" if math.isnan(p) else f"{p:.2g}" if p >= 0.001 else "<0.001"
+
+
 def print_changes(console: Console, changes: list[Change], only_old: list[str],
-                  only_new: list[str]) -> None:
-    """Per cell new/old, a ≈ where the change is within noise; geometric mean per family."""
+                  only_new: list[str], alpha: float = ALPHA) -> None:
+    """Per cell new/old, its Mann–Whitney U and p, and whether it is significant (faster or
+    slower) or not (≈, noise by the MAD rule or p >= alpha); geometric mean per family."""
     table = Table(title="[bold]new / old[/bold] (stage-1 medians)", title_justify="left")
-    for name in ("instance", "solver", "old (s)", "new (s)", "new/old", ""):
+    for name in ("instance", "solver", "old (s)", "new (s)", "new/old", "U", "p", ""):
         table.add_column(name, justify="left" if name in ("instance", "solver") else "right")
     for change in changes:
-        colour = "dim" if change.noise else ("red" if change.ratio > 1 else "green")
-        verdict = "≈ noise" if change.noise else ("slower" if change.ratio > 1 else "faster")
+        colour, verdict = _verdict(change)
         table.add_row(change.instance, change.solver, _seconds(change.old), _seconds(change.new),
-                      f"[{colour}]{change.ratio:.3f}[/{colour}]", f"[{colour}]{verdict}[/{colour}]")
+                      f"[{colour}]{change.ratio:.3f}[/{colour}]",
+                      "—" if math.isnan(change.u) else f"{change.u:g}", _p_value(change.p),
+                      f"[{colour}]{verdict}[/{colour}]")
     families = {}
     for change in changes:
         families.setdefault(change.family, []).append(change.ratio)
     table.add_section()
     for family, ratios in families.items():
-        table.add_row(f"{family}: geometric mean", "", "", "", f"{geometric_mean(ratios):.3f}", "")
+        table.add_row(f"{family}: geometric mean", "", "", "", f"{geometric_mean(ratios):.3f}",
+                      "", "", "")
     console.print(table)
-    console.print(f"[dim]{NOISE_RULE}[/dim]")
+    console.print(f"[dim]{NOISE_RULE}; {significance_rule(alpha)}; U: pairs of runs where the "
+                  f"new one is slower, ties counting 1/2[/dim]")
     for label, names in (("only in OLD", only_old), ("only in NEW", only_new)):
         if names:
             console.print(f"[yellow]{label}[/yellow]: {', '.join(names)}")

@@ -7,7 +7,10 @@ The document (``SCHEMA`` 1) holds ``schema``, ``created``, ``settings``, ``envir
 ``params`` it ran with, every measured time in ``samples`` (``timed``: its stage 1, or the
 wall time of an external program that prints none; ``wall_samples`` besides) and their
 ``median``, ``mad`` (unscaled), ``min``, ``max``, ``unstable``, ``speedup`` over the
-baseline, ``flow_value`` and ``failure``; ``settings.configurations`` says what each label
+baseline, ``relative`` (its median over the fastest median on the instance, 1.0 for the
+fastest) and ``fastest``, ``flow_value``, ``failure``, and its peak memory in bytes,
+``peak_host_bytes`` and ``peak_gpu_bytes`` (null where not measured or no GPU ran;
+``settings.memory`` says what they include); ``settings.configurations`` says what each label
 is. Statistics of a failed cell are null. ``complete`` is false when the run was interrupted:
 it holds the instances benched before (the CSV repeats it on every row). ``maxflow bench
 compare`` reads two documents.
@@ -27,14 +30,23 @@ from pathlib import Path
 
 import maxflow_cli
 from maxflow_cli.bench.runner import BenchRun
-from maxflow_cli.bench.stats import UNSTABLE_RULE, within_noise
+from maxflow_cli.bench.stats import (
+    ALPHA,
+    NOISE_RULE,
+    UNSTABLE_RULE,
+    can_reach,
+    mann_whitney,
+    significance_rule,
+    within_noise,
+)
 from maxflow_cli.errors import InputError
 from maxflow_cli.outputs import atomic_output
 
 SCHEMA = 1
 CSV_COLUMNS = ("instance", "family", "group", "solver", "kind", "device", "params", "vertices",
                "arcs", "runs", "warmup", "timed", "median", "mad", "min", "max", "unstable",
-               "speedup", "flow_value", "failure", "complete", "samples")
+               "speedup", "relative", "fastest", "flow_value", "failure", "peak_host_bytes",
+               "peak_gpu_bytes", "complete", "samples")
 
 
 def _cpu_model() -> str:
@@ -111,7 +123,7 @@ def _finite(value: float) -> float | None:
 def document(run: BenchRun, suite: str | None, env: dict) -> dict:
     """The JSON document of a run (see the module docstring)."""
     records = {record.instance.name: record for record in run.instances}
-    speedups = run.speedups()
+    speedups, relative = run.speedups(), run.relative()
     results = []
     for cell in run.cells:
         record, stats = records[cell.instance], cell.stats
@@ -124,7 +136,10 @@ def document(run: BenchRun, suite: str | None, env: dict) -> dict:
             "samples": cell.samples, "wall_samples": cell.wall, "median": _finite(stats.median),
             "mad": _finite(stats.mad), "min": _finite(stats.minimum), "max": _finite(stats.maximum),
             "unstable": stats.unstable, "speedup": _finite(speedups[cell.instance, cell.solver]),
+            "relative": _finite(relative[cell.instance, cell.solver]),
+            "fastest": relative[cell.instance, cell.solver] == 1.0,
             "flow_value": cell.flow_value, "mismatch": cell.mismatch, "failure": cell.failure,
+            "peak_host_bytes": cell.peak_host_bytes, "peak_gpu_bytes": cell.peak_gpu_bytes,
             "phases": cell.phases, "counters": cell.counters, "trace": cell.trace,
         })
     return {
@@ -135,7 +150,7 @@ def document(run: BenchRun, suite: str | None, env: dict) -> dict:
             "baseline": run.baseline,
             "measured": "stage1 seconds (external programs: their own stage 1, else wall; "
                         "see 'timed')",
-            "mad": "unscaled", "unstable_rule": UNSTABLE_RULE},
+            "mad": "unscaled", "unstable_rule": UNSTABLE_RULE, "memory": run.memory},
         "environment": env,
         "compile": run.compile,
         "instances": [{
@@ -217,7 +232,10 @@ def _missing_keys(doc: dict) -> str | None:
 
 @dataclass(frozen=True)
 class Change:
-    """One cell in both documents: new median / old median, and whether that is noise."""
+    """One cell in both documents: new median / old median, whether that is noise by the MAD
+    rule, the Mann–Whitney U (of the new samples) and two-sided p of the two runs' samples,
+    and whether the change is significant: beyond noise and p < alpha, or beyond noise alone
+    where the samples are too few for any p to fall below alpha (``--repeat 3``)."""
 
     instance: str
     family: str
@@ -226,9 +244,24 @@ class Change:
     new: float
     ratio: float
     noise: bool
+    u: float = math.nan
+    p: float = math.nan
+    significant: bool = False
 
 
-def compare(old: dict, new: dict) -> tuple[list[Change], list[str], list[str]]:
+def _change(key: tuple[str, str], before: dict, after: dict, alpha: float) -> Change:
+    """The Change of one cell (an entry of each document)."""
+    noise = within_noise(before["median"], before["mad"], after["median"], after["mad"])
+    new, old = after.get("samples") or [], before.get("samples") or []
+    test = mann_whitney(new, old)
+    decisive = test.p < alpha or not can_reach(len(new), len(old), alpha)
+    return Change(key[0], after["family"], key[1], before["median"], after["median"],
+                  after["median"] / before["median"] if before["median"] > 0 else math.nan,
+                  noise, test.u, test.p, not noise and decisive)
+
+
+def compare(old: dict, new: dict, alpha: float = ALPHA
+            ) -> tuple[list[Change], list[str], list[str]]:
     """Changes of the cells both documents hold; the (instance, solver) cells only in old, only
     in new. Failed cells (no median) count as absent."""
     def cells(doc):
@@ -236,15 +269,18 @@ def compare(old: dict, new: dict) -> tuple[list[Change], list[str], list[str]]:
                 if entry["median"] is not None}
 
     before, after = cells(old), cells(new)
-    changes = [
-        Change(key[0], entry["family"], key[1], before[key]["median"], entry["median"],
-               entry["median"] / before[key]["median"] if before[key]["median"] > 0
-               else float("nan"),
-               within_noise(before[key]["median"], before[key]["mad"], entry["median"],
-                            entry["mad"]))
-        for key, entry in after.items() if key in before
-    ]
+    changes = [_change(key, before[key], entry, alpha) for key, entry in after.items()
+               if key in before]
     return (changes,
             [f"{instance} ({solver})" for instance, solver in sorted(before.keys() - after.keys())],
             [f"{instance} ({solver})" for instance, solver in sorted(after.keys() - before.keys())])
 
+
+def comparison_document(old: str, new: str, changes: list[Change], only_old: list[str],
+                        only_new: list[str], alpha: float) -> dict:
+    """What ``bench compare --json`` writes: the files, the rules and every change."""
+    return {"old": old, "new": new, "alpha": alpha, "noise_rule": NOISE_RULE,
+            "significance_rule": significance_rule(alpha),
+            "changes": [{key: _finite(value) if isinstance(value, float) else value
+                         for key, value in asdict(change).items()} for change in changes],
+            "only_old": only_old, "only_new": only_new}

@@ -14,6 +14,15 @@ stage 1 when they print one, their wall time otherwise.
 The baseline runs first on each instance; every run of every solver, warm-up runs included,
 must give the flow value of the baseline's first run, and the certificate of that first run
 is checked (outside any timing).
+
+Memory, outside the timing, per cell the largest over its measured runs: ``peak_host_bytes``,
+for our solvers the peak resident set of this whole process during the run (the interpreter,
+the compiled code, the instance's network and residual graph included: what the machine had
+to hold), read as VmHWM after resetting it through /proc/self/clear_refs before the run; where
+that cannot be reset, the peak since the process started (VmHWM, else ru_maxrss: an upper
+bound; ``BenchRun.memory`` says which). For an external program, its own peak resident set
+(external module). ``peak_gpu_bytes``: the most GPU memory our kernels held at once during
+the run, as their allocation helper counts it (memory.GpuTracker); None where none was held.
 """
 
 import signal
@@ -24,10 +33,11 @@ from functools import cached_property
 
 import numpy as np
 
+from maxflow_cli import memory
 from maxflow_cli.bench.configs import label, parse_configurations
 from maxflow_cli.bench.external import DimacsInput, RunFailed
 from maxflow_cli.bench.instances import Instance
-from maxflow_cli.bench.stats import Stats, summarize
+from maxflow_cli.bench.stats import Stats, relative_to_fastest, summarize
 from maxflow_cli.check import check_answer
 from maxflow_cli.errors import Interrupted, ParameterError, SolverUnavailable
 from maxflow_cli.registry import SolveOptions, SolverSpec, solvers
@@ -137,6 +147,8 @@ class Cell:
     trace: list[dict] = field(default_factory=list)
     mismatch: str | None = None
     failure: str | None = None  # why an external program gave no answer
+    peak_host_bytes: int | None = None  # the largest over the measured runs (module docstring)
+    peak_gpu_bytes: int | None = None  # None: no GPU memory held
 
     @cached_property
     def stats(self) -> Stats:
@@ -168,6 +180,7 @@ class BenchRun:
     instances: list[InstanceRecord] = field(default_factory=list)
     cells: list[Cell] = field(default_factory=list)
     complete: bool = True  # False: interrupted, the instances benched so far
+    memory: dict[str, str] = field(default_factory=dict)  # what peak_*_bytes are, in words
 
     @property
     def baseline(self) -> str:
@@ -185,6 +198,17 @@ class BenchRun:
         return {(cell.instance, cell.solver):
                 base[cell.instance] / cell.stats.median if cell.stats.median > 0 else float("nan")
                 for cell in self.cells}
+
+    def relative(self) -> dict[tuple[str, str], float]:
+        """(instance, solver) -> the cell's median over the fastest median on the instance (1.0
+        for the fastest; NaN for a failed cell)."""
+        ratios = {}
+        for instance in dict.fromkeys(cell.instance for cell in self.cells):
+            medians = {cell.solver: cell.stats.median for cell in self.cells
+                       if cell.instance == instance}
+            ratios |= {(instance, solver): ratio
+                       for solver, ratio in relative_to_fastest(medians).items()}
+        return ratios
 
     @property
     def problems(self) -> list[str]:
@@ -212,6 +236,7 @@ class _Tally:
         self.first: SolveResult | None = None
         self.walls, self.times, self.counters, self.wrong = [], [], [], []
         self.runs, self.spent, self.expected, self.failure = 0, 0.0, None, None
+        self.peaks: dict[str, int] = {}  # peak_host_bytes, peak_gpu_bytes: over measured runs
 
     def done(self, settings: Settings) -> bool:
         """Whether it has failed or has its measured runs: at least --repeat, adding up to
@@ -224,6 +249,10 @@ class _Tally:
         """One run, whose flow value must be ``reference`` (None: the baseline's first run, this
         one)."""
         self.runs += 1
+        in_process = self.choice.kind == "solver"
+        if in_process:
+            memory.reset_peak_rss()
+        memory.GPU.reset()
         started = time.perf_counter()
         try:
             result = self.choice.run(graph, dimacs)
@@ -231,7 +260,10 @@ class _Tally:
             self.failure = (f"{self.instance}: {self.choice.label} failed in run {self.runs}: "
                             f"{error}")
             return
-        wall = time.perf_counter() - started
+        # an external program's: its own process, not the launcher's start (external module)
+        wall = time.perf_counter() - started if in_process else result.times["wall"]
+        peaks = {"peak_host_bytes": memory.peak_rss() if in_process else result.peak_host_bytes,
+                 "peak_gpu_bytes": memory.GPU.peak if in_process else None}
         if self.first is None:
             self.first = result
         self.expected = result.flow_value if reference is None else reference
@@ -242,6 +274,9 @@ class _Tally:
             self.walls.append(wall)
             self.times.append(result.times)
             self.counters.append(result.counters)
+            for key, value in peaks.items():
+                if value is not None:
+                    self.peaks[key] = max(value, self.peaks.get(key, 0))
 
     def cell(self, warmup: int) -> Cell:
         mismatch = None
@@ -256,7 +291,9 @@ class _Tally:
                     self.walls, warmup,
                     self.first.flow_value if self.first else None, _medians(self.times),
                     {name: int(round(value)) for name, value in _medians(self.counters).items()},
-                    getattr(self.first, "trace", []), mismatch, self.failure)
+                    getattr(self.first, "trace", []), mismatch, self.failure,
+                    None if self.failure else self.peaks.get("peak_host_bytes"),
+                    None if self.failure else self.peaks.get("peak_gpu_bytes"))
 
 
 def _schedule(tallies: list[_Tally], settings: Settings):
@@ -317,7 +354,23 @@ def bench_instance(instance: Instance, choices: list, settings: Settings,
 def plan(choices: list, settings: Settings) -> BenchRun:
     """The run before anything is compiled or run: what its header says."""
     return BenchRun(settings, [choice.label for choice in choices], {},
-                    {choice.label: choice.describe() for choice in choices})
+                    {choice.label: choice.describe() for choice in choices},
+                    memory=memory_methods(memory.reset_peak_rss()))
+
+
+def memory_methods(resettable: bool) -> dict[str, str]:
+    """What peak_host_bytes and peak_gpu_bytes hold, in words; ``resettable``: whether this
+    process's peak resident set can be reset (memory.reset_peak_rss)."""
+    ours = ("the peak resident set of the whole benchmarking process during the run (VmHWM, "
+            "reset through /proc/self/clear_refs before it)" if resettable else
+            "the peak resident set of the whole benchmarking process since it started "
+            "(VmHWM, else ru_maxrss): /proc/self/clear_refs cannot reset it here, so it is "
+            "an upper bound")
+    return {"peak_host_bytes": f"bytes, the largest over a cell's measured runs; solvers: {ours}; "
+                               "external programs: the program's ru_maxrss from os.wait4",
+            "peak_gpu_bytes": "bytes, the largest over a cell's measured runs: the most device "
+                              "memory our GPU kernels' buffers held at once (not the CUDA "
+                              "context or the driver's own); null where no GPU ran"}
 
 
 def run_benchmark(instances: list[Instance], choices: list, settings: Settings,

@@ -25,7 +25,7 @@ from maxflow_cli.bench.runner import (
     plan,
     run_benchmark,
 )
-from maxflow_cli.bench.stats import NOISE_RULE, UNSTABLE_RULE
+from maxflow_cli.bench.stats import ALPHA, NOISE_RULE, UNSTABLE_RULE, significance_rule
 from maxflow_cli.bench.suites import SUITES
 from maxflow_cli.commands import FiniteFloat
 from maxflow_cli.errors import BenchFailed, ParameterError
@@ -81,8 +81,9 @@ def bench() -> None:
                    "(added to --solvers if missing).")
 @click.option("--external", "externals", multiple=True, metavar="NAME=COMMAND",
               help="Also time a program that reads a DIMACS max instance on stdin and prints "
-                   "its flow value ('c flow: V' as hi_pr does, or 's V'), e.g. hi_pr=./hi_pr. "
-                   "Repeatable.")
+                   "its flow value ('c flow: V' as hi_pr does, or 's V'), e.g. hi_pr=./hi_pr; "
+                   "one that reads a file names it {file} in COMMAND ('x=./solve --in={file}': "
+                   "the instance's path, stdin /dev/null). Repeatable.")
 @click.option("--external-pattern", "patterns", multiple=True, metavar="NAME=REGEX",
               help="Read external NAME's flow value from the last match of REGEX (its first "
                    "group) instead.")
@@ -110,7 +111,10 @@ def bench() -> None:
 @click.option("--flow", is_flag=True,
               help="Also run stage 2 (preflow to flow); timed apart, see --detail.")
 @click.option("--detail", is_flag=True,
-              help="Add each cell's statistics, phase times and counters.")
+              help="Add each cell's statistics, phase times, peak memory and counters.")
+@click.option("--relative", is_flag=True,
+              help="Add each column's time over the fastest of its row (1.00 marks the "
+                   "fastest; 2.35x is 2.35 times slower).")
 @click.option("--json", "json_file", metavar="FILE",
               help="Write every sample, the statistics and the machine.")
 @click.option("--yes", is_flag=True,
@@ -120,8 +124,8 @@ def bench() -> None:
               help="Draw time against size per family (needs matplotlib: "
                    "pip install 'maxflow-dimacs[plot]').")
 def run(instances, solvers, baseline, externals, patterns, external_timeout, repeat, min_time,
-        warmup, interleave, suite_name, seed_count, list_suites, flow, detail, json_file,
-        yes, csv_file, plot_file):
+        warmup, interleave, suite_name, seed_count, list_suites, flow, detail, relative,
+        json_file, yes, csv_file, plot_file):
     """Time solvers on instances and print a table per family with speedups over the baseline.
 
     An INSTANCE is a DIMACS file, a quoted glob ('data/*.max'), a preset with optional seeds
@@ -192,7 +196,7 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
         raise
 
     report.print_run(console, outcome, suite.published if suite else (),
-                     suite.published_note if suite else "", detail)
+                     suite.published_note if suite else "", detail, relative)
     _write_results(outcome, suite_name, env, json_file, csv_file)
     if plot_file:
         report.plot(outcome, plot_file)
@@ -251,33 +255,44 @@ def _list_suites() -> None:
         console.print(table)
 
 
-@bench.command("compare", epilog=f"{NOISE_RULE}.")
+@bench.command("compare", epilog=f"{NOISE_RULE}; {significance_rule()} (see --alpha).")
 @click.argument("old", metavar="OLD.json")
 @click.argument("new", metavar="NEW.json")
 @click.option("--fail-if-slower", type=FiniteFloat(0), metavar="PCT",
-              help="Exit 1 when a cell's median is more than PCT% slower in NEW, beyond noise.")
-def compare(old, new, fail_if_slower):
-    """Per (instance, solver) cell in both files: the ratio of stage-1 medians, new/old.
+              help="Exit 1 when a cell's median is more than PCT% slower in NEW, significantly.")
+@click.option("--alpha", type=FiniteFloat(0, 1, min_open=True, max_open=True), default=ALPHA,
+              show_default=True, metavar="P",
+              help="A change is significant when beyond noise and the Mann-Whitney test's "
+                   "two-sided p-value is below P.")
+@click.option("--json", "json_file", metavar="FILE",
+              help="Write every compared cell: medians, ratio, U, p, noise, significant.")
+def compare(old, new, fail_if_slower, alpha, json_file):
+    """Per (instance, solver) cell in both files: the ratio of stage-1 medians, new/old, and
+    the Mann-Whitney U test of the two runs' samples.
 
     Files are written by 'maxflow bench --json'.
     """
+    report_to_stderr = check_outputs({"--json": json_file}, (old, new))
     before, after = results.load(old), results.load(new)
-    console = report.console_for(sys.stdout)
+    console = report.console_for(sys.stderr if report_to_stderr else sys.stdout)
     for label, doc in (("OLD", before), ("NEW", after)):
         console.print(f"{label}: {doc.get('created', '?')}  "
                       f"{report.describe_environment(doc['environment'])}", highlight=False)
-    changes, only_old, only_new = results.compare(before, after)
+    changes, only_old, only_new = results.compare(before, after, alpha)
     if not changes:  # else an empty table and exit 0: a gate that can never fail
         raise BenchFailed(f"no (instance, solver) cell has a median in both files "
                           f"({len(only_old)} only in OLD, {len(only_new)} only in NEW): "
                           "nothing to compare")
-    report.print_changes(console, changes, only_old, only_new)
+    report.print_changes(console, changes, only_old, only_new, alpha)
+    if json_file:
+        results.write_json(results.comparison_document(old, new, changes, only_old, only_new,
+                                                       alpha), json_file)
     if fail_if_slower is not None:
         slower = [change for change in changes
-                  if not change.noise and change.ratio > 1 + fail_if_slower / 100]
+                  if change.significant and change.ratio > 1 + fail_if_slower / 100]
         if slower:
             worst = max(slower, key=lambda change: change.ratio)
-            raise BenchFailed(f"{len(slower)} cell(s) more than {fail_if_slower:g}% slower "
-                              f"beyond noise; the worst: {worst.instance} ({worst.solver}) "
-                              f"x{worst.ratio:.2f}")
+            raise BenchFailed(f"{len(slower)} cell(s) more than {fail_if_slower:g}% slower, "
+                              f"significantly (p < {alpha:g}); the worst: {worst.instance} "
+                              f"({worst.solver}) x{worst.ratio:.2f}")
 
