@@ -8,17 +8,21 @@ instances of the seeds' tables (GutiÃ©rrez Mota 2012 table 3.2, He & Hong 2010 Â
 suite (up to 1.1 M arcs). Preset names are ``<family>-<size>`` and, where the
 papers split a family into long and wide graphs, ``<family>-long-<a>x<b>`` / ``<family>-wide-<a>``
 (genrmf: a x b; washington-rlg: W x L; wide means b = a, or L = W).
+Vision grids are ``grid-c<connectivity>-<W>x<H>[x<D>]``, small, medium and large sizes
+(generators/grid.py, PRESET_SHAPES).
 """
 
 from dataclasses import dataclass
 
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.generators import acyclic_dense, genrmf, washington_rlg
+from maxflow_cli.generators import acyclic_dense, genrmf, grid, washington, washington_rlg
 from maxflow_cli.generators.family import Family, Flag, Parameter
 from maxflow_cli.network import Network
 
 FAMILIES: dict[str, Family] = {
-    family.name: family for family in (acyclic_dense.FAMILY, genrmf.FAMILY, washington_rlg.FAMILY)
+    family.name: family
+    for family in (acyclic_dense.FAMILY, genrmf.FAMILY, washington_rlg.FAMILY, grid.FAMILY,
+                   washington.FAMILY)
 }
 
 
@@ -42,7 +46,8 @@ def _presets() -> dict[str, Preset]:
                for n in (500, 1000, 1500, 2000, 4000, 6000)]
     presets += [
         Preset(f"genrmf-long-{a}x{b}", "genrmf", dict(a=a, b=b, c1=1, c2=10000))
-        for a, b in ((8, 64), (12, 96), (16, 128), (24, 192), (28, 224), (32, 256))
+        for a, b in ((8, 64), (12, 96), (16, 128), (24, 192), (28, 224), (32, 256), (48, 384),
+                     (64, 512))
     ]
     presets += [
         Preset(f"genrmf-wide-{a}", "genrmf", dict(a=a, b=a, c1=1, c2=10000))
@@ -55,9 +60,52 @@ def _presets() -> dict[str, Preset]:
     ]
     presets += [
         Preset(f"washington-rlg-wide-{w}", "washington-rlg", dict(rows=w, levels=w, cap=10000))
-        for w in (64, 96, 128, 512, 768, 1024)
+        for w in (64, 96, 128, 512, 768, 1024, 2048)
     ]
+    presets += [  # vision grids: small, medium and large sizes (grid.PRESET_SHAPES)
+        Preset(f"grid-c{c}-{'x'.join(map(str, shape))}", "grid",
+               dict(shape=shape, connectivity=c, smoothness=32))
+        for sizes in grid.PRESET_SHAPES.values() for c, shape in sizes
+    ]
+    presets += _washington_presets()
     return {preset.name: preset for preset in presets}
+
+
+def _washington_presets() -> list[Preset]:
+    """Washington's functions (but rlg and rlg2, whose arcs are washington-rlg's presets'): a
+    small size of 20-100 k arcs for a CPU-only run, then two or three of 1-25 M arcs. Named
+    ``washington-<function>-<size>``, the size the parameters that matter (DIM1[xDIM2[xRANGE]]);
+    RANGE is 10000 where it is a capacity range. Shapes follow what each function stresses:
+
+    * mesh, square-mesh: long meshes (columns = 2 x rows, as washington-rlg-long) and square
+      ones of degree 10, up to 25 M arcs;
+    * matching: degree 5 to 8, unit capacities, up to 2.5 M vertices a side: the flow falls
+      short of n by the right vertices no left one drew (about e^-d of them), and finding
+      which left ones stay unmatched takes many relabels;
+    * the lines: long lines (DIM1 = 10^3 to 3.5 10^5 rows of 8), degree 8, so that arcs span
+      up to 64 vertices and 7's and 8's capacities fall off over 8 ranges;
+    * dinic-bad: its path of n - 1 arcs makes Dinic run n - 2 phases: 2 10^4 to 10^6 vertices;
+    * goldberg-bad: push-relabel's bad case, quadratic in n: n = 5000 to 10^5;
+    * cheriyan: 2 m n below its sink arc's 10^7, so the gadgets' taps make the cut, and
+      chains of c = 50 to 3000 vertices between taps for long distance labels.
+    """
+    shapes = {  # function: the parameters its preset names give, and its sizes
+        "mesh": (("dim1", "dim2"), [(64, 128), (512, 1024), (1024, 2048), (2048, 4096)]),
+        "matching": (("dim1", "dim2"), [(10000, 5), (250000, 5), (1000000, 8), (2500000, 8)]),
+        "square-mesh": (("dim1", "dim2"), [(100, 10), (400, 10), (1000, 10), (1500, 10)]),
+        "dinic-bad": (("dim1",), [(20000,), (200000,), (1000000,)]),
+        "goldberg-bad": (("dim1",), [(5000,), (20000,), (100000,)]),
+        "cheriyan": (("dim1", "dim2", "range"),
+                     [(1000, 100, 50), (1000, 1000, 250), (2000, 2000, 1000), (2000, 2000, 3000)]),
+    } | {line: (("dim1", "dim2", "range"), [(1000, 8, 8), (20000, 8, 8), (100000, 8, 8),
+                                            (350000, 8, 8)])
+         for line in ("basic-line", "exp-line", "dexp-line")}
+    return [
+        Preset(f"washington-{word}-{'x'.join(map(str, size))}", "washington",
+               dict(function=washington.WORDS.index(word) + 1, dim2=0, range=10000)
+               | dict(zip(names, size)))
+        for word, (names, sizes) in shapes.items() for size in sizes
+    ]
 
 
 PRESETS: dict[str, Preset] = _presets()

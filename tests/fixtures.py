@@ -1,7 +1,8 @@
 """Test instances with known maximum flow values.
 
 - `data/*.max`: the project's small instances, each with a `c expected flow: VALUE` line;
-- `data/generator-vectors/`: outputs of the original DIMACS generators, values in FLOWS.tsv;
+- `data/generator-vectors/` and its `washington/`: outputs of the original DIMACS generators
+  (washington: all its functions), values in FLOWS.tsv;
 - `../shared/peer-fixtures/`: other projects' instances (kept out of this repository), used
   when that folder sits beside the checkout, as it does in CI.
 """
@@ -33,4 +34,6 @@ def _from_table(folder: Path, table: str, value_column: int):
 def known_instances() -> list[tuple[Path, int]]:
     """(path, maximum flow value) for every instance with a known value."""
     own = [(path, expected_from_comment(path)) for path in sorted(DATA.glob("*.max"))]
-    return own + _from_table(VECTORS, "FLOWS.tsv", 1) + _from_table(PEERS, "expected.tsv", 1)
+    return (own + _from_table(VECTORS, "FLOWS.tsv", 1)
+            + _from_table(VECTORS / "washington", "FLOWS.tsv", 1)
+            + _from_table(PEERS, "expected.tsv", 1))

@@ -214,3 +214,16 @@ def test_a_launcher_that_reports_nothing_is_a_failed_run(tmp_path, monkeypatch):
 def test_the_wall_time_is_the_programs_not_the_launchers(tmp_path):
     result = run_once(program(tmp_path, "sleepy", "import time; time.sleep(0.3)\n" + S_LINE))
     assert 0.3 <= result.times["wall"] < 2
+
+
+def test_a_binary_bk_file_reaches_programs_as_dimacs_text(tmp_path):
+    from test_bbk import bbk_bytes
+
+    path = tmp_path / "g.bbk"
+    path.write_bytes(bbk_bytes())
+    network, _ = read_network(str(path))
+    dimacs = DimacsInput(str(path), network)
+    text, _ = read_network(dimacs.path())
+    assert dimacs.path() != str(path) and open(dimacs.path(), "rb").read(2) in (b"c ", b"p ")
+    assert (text.n, text.m, text.caps.tolist()) == (network.n, network.m, network.caps.tolist())
+    dimacs.close()

@@ -5,17 +5,21 @@ import csv
 import hashlib
 import io
 import re
+from collections import Counter
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from fixtures import VECTORS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import max_flow_value
 
+from maxflow_cli.bench.instances import parse_instance
+from maxflow_cli.cli import main
 from maxflow_cli.dimacs.reader import parse_network
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.generators import FAMILIES, PRESETS, make
+from maxflow_cli.generators import FAMILIES, PRESETS, make, washington
 from maxflow_cli.generators.rng import drand48, glibc_random
 
 # ---------------------------------------------------------------- the vectors
@@ -55,7 +59,7 @@ VECTOR_NAMES = sorted(checksums())
 
 def written(family: str, params: dict, flags: dict | None = None) -> bytes:
     stream = io.BytesIO()
-    FAMILIES[family].write(stream, **params, **(flags or {}))
+    FAMILIES[family].write(stream, **FAMILIES[family].complete(params), **(flags or {}))
     return stream.getvalue()
 
 
@@ -253,21 +257,65 @@ QUICK_SIZES = {  # the bench's quick suite: a²b and 5a²b − 4ab − a²; WL +
 }
 
 
-SCALE_SIZES = {  # beyond the papers: W L + 2 vertices, 2W + 3W(L - 1) arcs (never generated)
+SCALE_SIZES = {  # beyond the papers, for the shapes suite and the GPU at scale (never generated)
     "washington-rlg-long-2048x4096": (8388610, 25163776),
     "washington-rlg-long-4096x8192": (33554434, 100659200),
+    "washington-rlg-wide-2048": (4194306, 12580864),
+    "genrmf-long-48x384": (884736, 4347648),  # a²b vertices, 5a²b - 4ab - a² arcs
+    "genrmf-long-64x512": (2097152, 10350592),
+}
+
+
+WASHINGTON_SIZES = {  # vertices and arcs (the lines: an upper bound) of the washington presets
+    "washington-mesh-64x128": (8194, 24512), "washington-mesh-512x1024": (524290, 1572352),
+    "washington-mesh-1024x2048": (2097154, 6290432),
+    "washington-mesh-2048x4096": (8388610, 25163776),
+    "washington-matching-10000x5": (20002, 70000),
+    "washington-matching-250000x5": (500002, 1750000),
+    "washington-matching-1000000x8": (2000002, 10000000),
+    "washington-matching-2500000x8": (5000002, 25000000),
+    "washington-square-mesh-100x10": (10002, 99155),
+    "washington-square-mesh-400x10": (160002, 1596755),
+    "washington-square-mesh-1000x10": (1000002, 9991955),
+    "washington-square-mesh-1500x10": (2250002, 22487955),
+    "washington-dinic-bad-20000": (20000, 39997), "washington-dinic-bad-200000": (200000, 399997),
+    "washington-dinic-bad-1000000": (1000000, 1999997),
+    "washington-goldberg-bad-5000": (15003, 20001),
+    "washington-goldberg-bad-20000": (60003, 80001),
+    "washington-goldberg-bad-100000": (300003, 400001),
+    "washington-cheriyan-1000x100x50": (22007, 23403),
+    "washington-cheriyan-1000x1000x250": (1002007, 1007003),
+    "washington-cheriyan-2000x2000x1000": (8004007, 8014003),
+    "washington-cheriyan-2000x2000x3000": (24004007, 24014003),
+    "washington-basic-line-1000x8x8": (8002, 63980),
+    "washington-basic-line-20000x8x8": (160002, 1279980),
+    "washington-basic-line-100000x8x8": (800002, 6399980),
+    "washington-basic-line-350000x8x8": (2800002, 22399980),
+    "washington-exp-line-1000x8x8": (8002, 63980),
+    "washington-exp-line-20000x8x8": (160002, 1279980),
+    "washington-exp-line-100000x8x8": (800002, 6399980),
+    "washington-exp-line-350000x8x8": (2800002, 22399980),
+    "washington-dexp-line-1000x8x8": (8002, 64016),
+    "washington-dexp-line-20000x8x8": (160002, 1280016),
+    "washington-dexp-line-100000x8x8": (800002, 6400016),
+    "washington-dexp-line-350000x8x8": (2800002, 22400016),
 }
 
 
 def test_presets_are_the_papers_instances_the_quick_suites_and_two_larger_ones():
-    assert set(PRESETS) == set(PAPER_SIZES) | set(QUICK_SIZES) | set(SCALE_SIZES)
-    for name, preset in PRESETS.items():
+    sizes = PAPER_SIZES | QUICK_SIZES | SCALE_SIZES | WASHINGTON_SIZES
+    families = {PRESETS[name].family for name in sizes}  # other families test their own
+    assert {name for name, preset in PRESETS.items() if preset.family in families} == set(sizes)
+    for name in sizes:
+        preset = PRESETS[name]
         FAMILIES[preset.family].check(**preset.params, seed=1)
-        assert preset.size()[:2] == (PAPER_SIZES | QUICK_SIZES | SCALE_SIZES)[name]
+        assert preset.size()[:2] == sizes[name]
         assert name.startswith(preset.family + "-")
     for name in SCALE_SIZES:
-        rows, levels = map(int, name.rsplit("-", 1)[1].split("x"))
-        assert PRESETS[name].params == dict(rows=rows, levels=levels, cap=10000)
+        a, _, b = name.rsplit("-", 1)[1].partition("x")
+        keys = ("a", "b") if name.startswith("genrmf") else ("rows", "levels")
+        sizes = dict(zip(keys, map(int, (a, b or a))))
+        assert {key: PRESETS[name].params[key] for key in keys} == sizes
 
 
 def test_preset_instance_is_made():
@@ -307,5 +355,261 @@ def test_refused(family, params, message):
 
 
 def test_unknown_family():
-    with pytest.raises(ParameterError, match="known: acyclic-dense, genrmf, washington-rlg"):
-        make("grid", n=3)
+    with pytest.raises(ParameterError, match="known: acyclic-dense, genrmf, washington-rlg, "):
+        make("rmfgen", n=3)
+
+
+# ---------------------------------------------------------------- washington, all its functions
+
+WASHINGTON_VECTORS = VECTORS / "washington"
+WASHINGTON_PATTERN = (r"wash_f(?P<function>\d+)_(?P<dim1>\d+)_(?P<dim2>\d+)_(?P<range>\d+)"
+                      r"_seed(?P<seed>-?\d+)\.max")
+
+
+def washington_table() -> dict[str, tuple[int, str]]:
+    """Each vector's maximum flow and the arguments (fct dim1 dim2 range seed) that made it."""
+    with open(WASHINGTON_VECTORS / "FLOWS.tsv", newline="") as stream:
+        rows = list(csv.reader(stream, delimiter="\t"))[1:]
+    return {row[0]: (int(row[1]), row[2]) for row in rows}
+
+
+def washington_case(name: str) -> dict:
+    match = re.fullmatch(WASHINGTON_PATTERN, name)
+    assert match, f"unexpected vector name {name}"
+    return {key: int(value) for key, value in match.groupdict().items()}
+
+
+WASHINGTON_NAMES = sorted(washington_table())
+WORDS = washington.WORDS
+
+
+def test_washington_vectors_are_named_by_their_arguments():
+    digests = dict(line.split()[::-1] for line in
+                   (WASHINGTON_VECTORS / "SHA256SUMS").read_text().splitlines() if line)
+    assert sorted(digests) == WASHINGTON_NAMES and len(WASHINGTON_NAMES) == 18
+    for name, (_, arguments) in washington_table().items():
+        params = washington_case(name)
+        assert arguments.split() == [str(params[key]) for key in
+                                     ("function", "dim1", "dim2", "range", "seed")]
+        assert hashlib.sha256((WASHINGTON_VECTORS / name).read_bytes()).hexdigest() == \
+            digests[name]
+
+
+@pytest.mark.parametrize("name", WASHINGTON_NAMES)
+def test_washington_byte_identical_to_the_original(name):
+    assert written("washington", washington_case(name)) == (WASHINGTON_VECTORS / name).read_bytes()
+
+
+@pytest.mark.parametrize("name", WASHINGTON_NAMES)
+def test_washington_in_memory_equals_the_file_and_has_its_flow(name):
+    params = washington_case(name)
+    network = make("washington", **params)
+    back, _ = parse_network((WASHINGTON_VECTORS / name).read_bytes())
+    assert (network.n, network.source, network.sink) == (back.n, back.source, back.sink)
+    for array, dtype in (("tails", np.int32), ("heads", np.int32), ("caps", np.int64)):
+        assert getattr(network, array).dtype == dtype
+        assert np.array_equal(getattr(network, array), getattr(back, array))
+    arcs = zip(network.tails.tolist(), network.heads.tolist(), network.caps.tolist())
+    assert max_flow_value(network.n, network.source, network.sink, arcs) == \
+        washington_table()[name][0]
+
+
+def test_washington_rlg_is_washington_rlg_and_rlg2_its_arcs_under_its_own_title():
+    rlg = written("washington-rlg", dict(rows=7, levels=9, cap=50, seed=4))
+    same = dict(dim1=7, dim2=9, range=50, seed=4)
+    assert written("washington", dict(function=2, **same)) == rlg
+    assert written("washington", dict(function=3, **same)) == rlg.replace(
+        b"c Random Leveled Graph\n", b"c Random 2 Leveled Graph\n", 1)
+
+
+def add_edge_model(lists: list[list[list[int]]], u: int, v: int, c: int) -> None:
+    """AddEdge as WASHINGTON.md states it, on plain lists of [head, capacity], newest first."""
+    for record in lists[u]:
+        if record[0] == v:
+            record[1] += c
+            return
+    lists[u].insert(0, [v, c])
+    lists[v].insert(0, [u, 0])
+
+
+def add_edges(edges: list[tuple[int, int, int]], n: int = 40) -> int:
+    """Run the kernel's AddEdge and the rule's on ``edges``; their files agree. Returns the
+    kernel's owner (-1 where no list grew long enough to be indexed)."""
+    vertices = np.zeros(n, washington.VERTEX)
+    vertices["first"] = vertices["marked_by"] = -1
+    records = np.empty(2 * len(edges), washington.RECORD)
+    state = np.array([0, 0, -1, 0], np.int64)
+    lists = [[] for _ in range(n)]
+    for u, v, c in edges:
+        washington._add_edge(vertices, records, state, u, v, c)
+        add_edge_model(lists, u, v, c)
+    tails, heads, caps = washington._file_order(vertices, records, state)
+    expected = [(u, v, c) for u in range(n) for v, c in lists[u] if c > 0]
+    assert list(zip(tails.tolist(), heads.tolist(), caps.tolist())) == expected
+    return int(state[2])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 39), st.integers(0, 39),
+                          st.integers(0, 9)), min_size=1, max_size=600))
+def test_add_edge_follows_the_rule(draws):
+    """Kinds of edge: 0 from a hub (vertex 0), 1 from a few tails, 2 any pair."""
+    add_edges([((0, u % 4, u)[kind], v, c) for kind, u, v, c in draws if (0, u % 4, u)[kind] != v])
+
+
+def test_add_edge_follows_the_rule_on_long_lists():
+    """2000 edges on 40 vertices: lists of 100, past the scans' limit, so they are indexed."""
+    rng = np.random.default_rng(5)
+    edges = [(u, v, c) for u, v, c in rng.integers(0, 40, (2000, 3)).tolist() if u != v]
+    edges.sort(key=lambda edge: edge[0] // 10)  # runs of a few tails, as the functions make
+    assert add_edges(edges) >= 0
+
+
+washington_params = st.fixed_dictionaries(dict(
+    function=st.sampled_from([1, 4, 5, 6, 7, 8, 9, 10, 11]), dim1=st.integers(0, 40),
+    dim2=st.integers(0, 40), range=st.integers(0, 40), seed=st.integers(-100, 100)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(washington_params)
+def test_washington_functions_counts_and_structure(p):
+    try:
+        FAMILIES["washington"].check(**p)
+    except ParameterError:
+        return
+    network = make("washington", **p)
+    n, m, _ = FAMILIES["washington"].size(**p)
+    assert network.n == n and (network.source, network.sink) == (0, n - 1)
+    if washington.FUNCTIONS[p["function"]].exact:
+        assert network.m == m
+    else:
+        assert network.m <= m
+    assert np.all(network.tails != network.heads) and np.all(network.caps > 0)
+    assert 0 <= min(network.tails.min(), network.heads.min())
+    assert max(network.tails.max(), network.heads.max()) < n
+    pairs = set(zip(network.tails.tolist(), network.heads.tolist()))
+    assert len(pairs) == network.m  # merged: one arc per ordered pair
+    assert np.all(np.diff(network.tails) >= 0)  # vertex by vertex
+
+
+def test_matching_of_full_degree_joins_every_pair():
+    """Degree n: every list is long, so the kernel indexes them; all n^2 pairs, once each."""
+    n = 40
+    network = make("washington", function=4, dim1=n, dim2=n, seed=3)
+    middle = (network.tails >= 1) & (network.tails <= n)
+    assert sorted(zip(network.tails[middle].tolist(), network.heads[middle].tolist())) == [
+        (j, n + x) for j in range(1, n + 1) for x in range(1, n + 1)]
+
+
+CHERIYAN = [(1, 1, 1), (3, 2, 2), (5, 3, 1), (4, 2, 0), (2, 3, 4), (10000, 600, 0)]
+
+
+@pytest.mark.parametrize("n, m, c", CHERIYAN)
+def test_cheriyan_structure_and_flow(n, m, c):
+    """Four gadgets of m taps (capacity n) on chains of m c vertices (10^7), a bridge of n unit
+    paths from 1 to 2, and 3 -> t (10^7). Cutting the source's 2m taps costs 2 m n; every
+    gadget carries m n (at most 10^7) in parallel, so the flow is min(2 m n, 10^7)."""
+    params = dict(function=11, dim1=n, dim2=m, range=c, seed=1)
+    network = make("washington", **params)
+    assert network.n == 4 * m * c + 2 * n + 7  # the header's count says 4 m c + n + 6
+    assert network.m == (4 * m * (c + 1) if c else 4) + 3 * n + 3
+    caps = network.caps.tolist()
+    taps = Counter({n: 4 * m} if c else {m * n: 4})  # with c = 0 a gadget's taps merge
+    assert Counter(caps) == taps + Counter({washington.CHERIYAN_CAP: 4 * m * c + 1}) + Counter(
+        {n: 2 + 2 * n}) + Counter({1: n})
+    if n > 1:
+        unit = network.caps == 1
+        assert np.array_equal(network.heads[unit], network.tails[unit] + 1)  # the bridge's v -> w
+    assert (3, network.n - 1, washington.CHERIYAN_CAP) in set(
+        zip(network.tails.tolist(), network.heads.tolist(), caps))
+    arcs = zip(network.tails.tolist(), network.heads.tolist(), caps)
+    assert max_flow_value(network.n, 0, network.n - 1, arcs) == min(2 * m * n, 10**7)
+    text = written("washington", params).split(b"\n")
+    assert text[:3] == [b"c  Cheryian Graph",
+                        b"c n = %d, m = %d, c = %d, total vertices %d " % (n, m, c,
+                                                                            4 * m * c + n + 6),
+                        b"p max %d %d" % (network.n, network.m)]
+
+
+def test_washington_function_words():
+    parameter = washington.PARAMETERS[0]
+    assert [parameter.parse(word) for word in WORDS] == list(range(1, 12))
+    assert parameter.parse("rlg") == parameter.parse("2") == 2
+    runner = CliRunner()
+    by_word = runner.invoke(main, ["gen", "washington", "--function", "dexp-line", "--dim1", "4",
+                                   "--dim2", "3", "--range", "2", "--seed", "1"])
+    by_number = runner.invoke(main, ["gen", "washington", "--function", "8", "--dim1", "4",
+                                     "--dim2", "3", "--range", "2", "--seed", "1"])
+    assert by_word.exit_code == 0, by_word.output
+    assert by_word.stdout_bytes == by_number.stdout_bytes == (
+        WASHINGTON_VECTORS / "wash_f8_4_3_2_seed1.max").read_bytes()
+    bad = runner.invoke(main, ["gen", "washington", "--function", "grid", "--dim1", "4"])
+    assert bad.exit_code == 2 and "is not an integer or one of mesh, rlg" in bad.output
+    (instance,) = parse_instance("washington:function=mesh,dim1=5,dim2=8,range=100,seed=2")
+    assert instance.params == dict(function=1, dim1=5, dim2=8, range=100, seed=2)
+    assert instance.load()[0].m == 115
+
+
+@pytest.mark.parametrize("function", [1, 4, 5, 6, 7, 8])
+def test_washington_determinism_and_seeds(function):
+    params = dict(function=function, dim1=12, dim2=5, range=4)
+    first = written("washington", params | {"seed": 11})
+    assert first == written("washington", params | {"seed": 11})
+    assert first == written("washington", params | {"seed": -11})  # srandom(2|seed| + 1)
+    assert first != written("washington", params | {"seed": 12})
+
+
+def test_washington_without_randomness_ignores_the_seed_and_the_unused_sizes():
+    for function in (9, 10):
+        assert written("washington", dict(function=function, dim1=30, seed=1)) == written(
+            "washington", dict(function=function, dim1=30, dim2=7, range=3, seed=2))
+
+
+@pytest.mark.parametrize("params", [
+    dict(function=1, dim1=200, dim2=150, range=10000, seed=1),
+    dict(function=4, dim1=5000, dim2=6, range=0, seed=1),
+    dict(function=6, dim1=3000, dim2=8, range=8, seed=1),
+])
+def test_washington_size_estimate_is_close(params):
+    actual = written("washington", params)
+    n, m, approximate = FAMILIES["washington"].size(**params)
+    assert abs(approximate - len(actual)) < 0.1 * len(actual)
+    assert 0.99 * m <= make("washington", **params).m <= m
+
+
+WASHINGTON_REFUSED = [
+    (dict(function=0, dim1=5), "--function must be in [1, 11]"),
+    (dict(function=12, dim1=5), "--function must be in [1, 11]"),
+    (dict(function=1, dim1=1, dim2=5), "mesh: needs --dim1 >= 2 and --dim2 >= 2 (the original's "
+                                       "Degenerate graph)"),
+    (dict(function=1, dim1=5, dim2=5, range=0), "mesh: needs --range >= 1"),
+    (dict(function=1, dim1=5, dim2=5, range=2**30), "mesh: needs --range <= 715827882"),
+    (dict(function=2, dim1=2, dim2=5), "rlg: needs --dim1 >= 3 (each vertex draws Subset(1, DIM1, "
+                                       "3): the original's Invalid range for Random Subset)"),
+    (dict(function=3, dim1=5, dim2=0), "rlg2: needs --dim2 >= 1"),
+    (dict(function=4, dim1=1, dim2=1), "matching: needs --dim1 >= 2 and --dim2 <= --dim1"),
+    (dict(function=4, dim1=5, dim2=6), "Degenerate graph"),
+    (dict(function=5, dim1=3, dim2=4), "square-mesh: needs --dim1 >= 1 and --dim2 <= --dim1"),
+    (dict(function=5, dim1=0, dim2=0), "square-mesh: needs --dim1 >= 1"),
+    (dict(function=6, dim1=5, dim2=0, range=2), "Invalid range for Random Subset"),
+    (dict(function=7, dim1=0, dim2=3, range=2), "exp-line: needs --dim1 >= 1"),
+    (dict(function=8, dim1=5, dim2=3, range=0), "dexp-line: needs --range >= 1"),
+    (dict(function=6, dim1=5, dim2=3, range=2148),
+     "basic-line: needs --range <= 2147 (the source and sink arcs' capacity RANGE * 1000000"),
+    (dict(function=8, dim1=1, dim2=600000, range=2000), "needs DIM2 * (DIM1 + 2 RANGE) + 1 to fit"),
+    (dict(function=9, dim1=1), "dinic-bad: needs --dim1 >= 2"),
+    (dict(function=10, dim1=0), "goldberg-bad: needs --dim1 >= 1"),
+    (dict(function=11, dim1=3, dim2=0, range=2), "cheriyan: needs --dim1 >= 1 and --dim2 >= 1"),
+    (dict(function=11, dim1=50000, dim2=50000, range=0), "DIM1 * DIM2 to fit a C int"),
+    (dict(function=1, dim1=50000, dim2=50000), "too large"),
+    (dict(function=11, dim1=10**9, dim2=1, range=1), "too large"),
+    (dict(function=1, dim1=5, dim2=5, seed=2**30), "--seed must be in"),
+    (dict(function=1, dim1=5, dim2=5, seed=1, depth=3), "unknown parameter"),
+    (dict(function=1, dim2=5), "missing --dim1"),
+]
+
+
+@pytest.mark.parametrize("params, message", WASHINGTON_REFUSED)
+def test_washington_refused(params, message):
+    with pytest.raises(ParameterError, match=re.escape(message)):
+        make("washington", **({"seed": 1} | params))

@@ -35,6 +35,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, field, replace
 
+from maxflow_cli.dimacs import bbk
 from maxflow_cli.dimacs.reader import is_compressed, text_chunks
 from maxflow_cli.dimacs.writer import write_network
 from maxflow_cli.errors import ParameterError
@@ -289,10 +290,20 @@ def parse_externals(commands, patterns, timeout: float, taken) -> list[External]
     return externals
 
 
+def _is_binary_bk(path: str) -> bool:
+    """Whether the file is a binary BK graph (by its magic, after any decompression)."""
+    chunks = text_chunks(path)
+    try:
+        return bbk.claims(next(chunks, b"")[:3], path)
+    finally:
+        chunks.close()
+
+
 class DimacsInput:
     """An instance as a plain DIMACS file for external programs, made when first asked for: the
-    instance's own file when it is plain text, else a temporary file (a generated instance,
-    written once; a compressed file, decompressed once), removed by ``close``."""
+    instance's own file when it is plain DIMACS text, else a temporary file (a generated
+    instance or a binary BK file, written once from the network; a compressed DIMACS file,
+    decompressed once), removed by ``close``."""
 
     def __init__(self, path: str | None, network: Network):
         self._source, self._network = path, network
@@ -301,13 +312,14 @@ class DimacsInput:
 
     def path(self) -> str:
         if self._path is None:
-            if self._source and not is_compressed(self._source):
+            text = self._source and not _is_binary_bk(self._source)
+            if text and not is_compressed(self._source):
                 self._path = self._source  # plain text: read as it is
             else:
                 self._folder = tempfile.TemporaryDirectory(prefix="maxflow-bench-")
                 self._path = os.path.join(self._folder.name, "instance.max")
                 with open(self._path, "wb") as stream:
-                    if self._source:
+                    if text:
                         stream.writelines(text_chunks(self._source))
                     else:
                         write_network(stream, self._network)

@@ -9,6 +9,11 @@
   default) on Genrmf and Washington-RLG.
 - ``alvino2015``: Alvino 2015, §4.2 (Genrmf-wide 36, 64, 96, 128; five instances per type,
   3 runs each), printed beside the published times of tables 4.1–4.5.
+- ``shapes``: every shape we generate (the papers' five families, every scaling function of
+  Anderson's washington, 2-D and 3-D vision grids), each at every preset size of 1 M to 26 M
+  arcs (two to four sizes a shape), three seeds: where a solver's speed is measured. The
+  bounds are a rule over the presets, not a list: a new preset in that range joins.
+- ``shapes-small``: the same shapes at their presets of 10 k to 160 k arcs, for a CPU-only run.
 
 Seeds are 1..k: the papers do not give theirs.
 """
@@ -18,6 +23,7 @@ from dataclasses import dataclass, replace
 from maxflow_cli.bench import published
 from maxflow_cli.bench.instances import Instance, preset_instances
 from maxflow_cli.bench.published import PublishedRow
+from maxflow_cli.generators import PRESETS
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,19 @@ _QUICK_SIZES = (
 )  # three small sizes per family of the papers (stage-1 hipr: 1–100 ms each here)
 
 
+SHAPES_ARCS = (1_000_000, 26_000_000)
+"""The shapes suite's sizes: from where a GPU has enough work to fill it to what one run of
+every solver and peer takes in minutes (washington-rlg-long-2048x4096: 25.2 M arcs)."""
+SHAPES_SMALL_ARCS = (10_000, 160_000)
+"""The small shapes: big enough for the solvers' work to dominate their start, small enough
+for hipr on a 2-core CPU in well under a second each."""
+
+
+def _shape_presets(low: int, high: int) -> tuple[str, ...]:
+    """Every preset whose arcs are in [low, high], in the presets' order."""
+    return tuple(name for name, preset in PRESETS.items() if low <= preset.size()[1] <= high)
+
+
 SUITES: dict[str, Suite] = {
     suite.name: suite
     for suite in (
@@ -81,5 +100,9 @@ SUITES: dict[str, Suite] = {
               published_note=published.HE_HONG_2010_NOTE),
         Suite("alvino2015", "Alvino 2015, §4.2 and tables 4.1–4.5: 16 sizes, 5 seeds",
               _from_presets(_ALVINO_SIZES, 5), published.ALVINO_2015, published.ALVINO_2015_NOTE),
+        Suite("shapes", "every shape (five families, washington's functions, vision grids) "
+              "at 1-26 M arcs, 3 seeds", _from_presets(_shape_presets(*SHAPES_ARCS), 3)),
+        Suite("shapes-small", "every shape at 10-160 k arcs, 3 seeds, for a CPU",
+              _from_presets(_shape_presets(*SHAPES_SMALL_ARCS), 3)),
     )
 }

@@ -131,7 +131,8 @@ def _list_presets() -> None:
 def gen(
     ctx: click.Context, list_presets: bool, preset_name: str | None, seed: int | None, output: str
 ) -> None:
-    """Generate max-flow instances, byte-identical to the 1991 DIMACS generators' output.
+    """Generate max-flow instances: the 1991 DIMACS generators' output byte for byte, and
+    synthetic vision grids (grid).
 
     \b
     maxflow gen genrmf --a 24 --b 192 --seed 1 -o long.max

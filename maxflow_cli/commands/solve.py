@@ -65,7 +65,8 @@ def _solver_parameter_options(command):
 @_solver_parameter_options
 def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, trace_file,
           lenient, **solver_params):
-    """Solve the max-flow problem in FILE (DIMACS max; .gz/.bz2/.xz; '-' for stdin)."""
+    """Solve the max-flow problem in FILE (DIMACS max or binary BK .bbk; .gz/.bz2/.xz; '-'
+    for stdin)."""
     spec = get_solver(solver_name)
     given = {name: value for name, value in solver_params.items() if value is not None}
     options = spec.resolve(SolveOptions(want_flow=flow_file is not None, device=device,

@@ -26,6 +26,7 @@ import numba
 import numpy as np
 
 from maxflow_cli import memory
+from maxflow_cli.dimacs import bbk
 from maxflow_cli.errors import InputError
 from maxflow_cli.limits import MAX_ARCS, MAX_CAPACITY, MAX_VERTICES
 from maxflow_cli.memory import NETWORK_BYTES_PER_ARC, human_bytes, residual_bytes
@@ -377,7 +378,8 @@ def input_name(path: str) -> str:
 
 
 def read_network(path: str, lenient: bool = False) -> tuple[Network, list[str]]:
-    """Read a DIMACS max file (see the module docstring); return the network and warnings.
+    """Read a DIMACS max file (see the module docstring), or a binary BK file (.bbk; bbk.py,
+    told by its magic or name); return the network and warnings.
 
     The 'p' line is read first, from at most PROBE_BYTES: an input without one is refused
     there, and a network this machine has no memory to solve is refused before the rest is
@@ -403,6 +405,8 @@ def _read(path: str, lenient: bool, form: Format) -> tuple[Network, list[str]]:
             break
     head = b"".join(parts)
     whole = len(head) < PROBE_BYTES
+    if form is MAX and bbk.claims(head, path):
+        return bbk.read_bbk(head, chunks, name), []
     n, m = _problem_size(head, name, whole, form)
     # The text is let go once parsed, before the residual graph is built.
     memory.require(NETWORK_BYTES_PER_ARC * m + max(_stored_size(path, len(head)),
