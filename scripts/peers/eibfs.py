@@ -1,0 +1,45 @@
+"""EIBFS (Goldberg, Hed, Kaplan, Kohli, Tarjan, Werneck, ESA 2015) and its re-implementations
+from github.com/patmjen/maxflow_algorithms (ibfs/ibfs.h; reimpls/eibfs_i.h, eibfs_i_nr.h),
+run by a small driver that reads that repository's uncompressed binary BK (.bbk) format.
+
+    python scripts/peers/eibfs.py --program .peers/bin/eibfs [--algo eibfs] FILE
+
+Converts the DIMACS file to terminal form (peerlib.terminal_form: arcs out of s and into t
+become terminal capacities, arcs into s, out of t and self-loops are dropped, an s->t arc
+becomes an extra node) written as .bbk. `c cut tm` is computeMaxFlow alone (wall clock);
+initGraph (arc reordering) is printed as `c init tm`. Arc capacities are 32-bit (terminal
+capacities and the flow 64-bit): refuses a capacity over 2^31-1.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peerlib  # noqa: E402
+
+ALGORITHMS = ("eibfs", "eibfs_i", "eibfs_i_nr")
+
+
+def solve(args, workdir) -> None:
+    started = peerlib.clock()
+    graph = peerlib.load(args.file)
+    peerlib.check_int32(graph, flows_too=False)
+    path = os.path.join(workdir, "instance.bbk")
+    peerlib.write_bbk(peerlib.terminal_form(graph), path)
+    converted = peerlib.clock() - started
+    output = peerlib.run_program([args.program, args.algo, path], timeout=args.timeout)
+    flow = int(peerlib.last_match(r"^c flow:\s*(-?\d+)\s*$", output, "'c flow:' line"))
+    seconds = float(peerlib.last_match(r"^c cut tm:\s*(\S+)\s*$", output, "'c cut tm:' line"))
+    init = float(peerlib.last_match(r"^c init tm:\s*(\S+)\s*$", output, "'c init tm:' line"))
+    peerlib.report(flow, seconds, converted, extra={"init tm": init})
+
+
+def main() -> None:
+    p = peerlib.parser(__doc__.splitlines()[0])
+    p.add_argument("--algo", choices=ALGORITHMS, default="eibfs")
+    args = p.parse_args()
+    peerlib.main(lambda workdir: solve(args, workdir))
+
+
+if __name__ == "__main__":
+    main()
