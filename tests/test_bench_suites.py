@@ -91,3 +91,25 @@ def test_hehong2010_runs_he_and_hongs_kernel_cycles_on_acyclic_dense_only():
     # the default, He & Hong's for Genrmf
     assert suites_value.bound(long).params["kernel_cycles"] == 4096
     assert given.bound(dense).params["kernel_cycles"] == 64  # what the configuration names wins
+
+
+def test_shapes_has_every_shape_at_two_or_more_sizes_with_three_seeds():
+    suite = SUITES["shapes"]
+    labels = {name.rsplit("-", 1)[0] for name in PRESETS}
+    sizes = Counter(instance.family for instance in suite.instances
+                    if instance.params["seed"] == 1)
+    assert set(sizes) == labels and min(sizes.values()) >= 2
+    assert set(seeds_per_group(suite).values()) == {3}
+    arcs = {i.group: FAMILIES[i.generator].size(**i.params)[1] for i in suite.instances}
+    assert max(arcs.values()) <= 26_000_000
+    # every shape reaches 1 M arcs, but the bad cases, whose work grows faster than their arcs
+    small = {group.rsplit("-", 1)[0] for group, m in arcs.items() if m < 1_000_000}
+    assert small == {"washington-dinic-bad", "washington-goldberg-bad"}
+    assert {"washington-goldberg-bad-20000", "washington-goldberg-bad-100000",
+            "washington-dinic-bad-1000000"} <= set(arcs)
+
+
+def test_shapes_small_has_every_shape_for_a_cpu():
+    suite = SUITES["shapes-small"]
+    assert {i.family for i in suite.instances} == {name.rsplit("-", 1)[0] for name in PRESETS}
+    assert max(FAMILIES[i.generator].size(**i.params)[1] for i in suite.instances) <= 160_000

@@ -79,11 +79,27 @@ every solver and peer takes in minutes (washington-rlg-long-2048x4096: 25.2 M ar
 SHAPES_SMALL_ARCS = (10_000, 160_000)
 """The small shapes: big enough for the solvers' work to dominate their start, small enough
 for hipr on a 2-core CPU in well under a second each."""
+SHAPE_SIZES = 2
+"""Sizes a shape keeps at least: a bad case whose presets stay under the suite's arcs (its
+work, not its arcs, is what grows: Goldberg's bad case at n = 10^5 has 0.4 M arcs) joins with
+its largest ones."""
 
 
 def _shape_presets(low: int, high: int) -> tuple[str, ...]:
-    """Every preset whose arcs are in [low, high], in the presets' order."""
-    return tuple(name for name, preset in PRESETS.items() if low <= preset.size()[1] <= high)
+    """Per shape (a preset's name less its size), every preset whose arcs are in [low, high];
+    a shape with fewer than SHAPE_SIZES of them, its SHAPE_SIZES largest presets of 10 k to
+    ``high`` arcs instead. In the presets' order."""
+    shapes: dict[str, list[tuple[int, str]]] = {}
+    for name, preset in PRESETS.items():
+        arcs = preset.size()[1]
+        if SHAPES_SMALL_ARCS[0] <= arcs <= high:
+            shapes.setdefault(name.rsplit("-", 1)[0], []).append((arcs, name))
+    kept = set()
+    for sized in shapes.values():
+        within = [name for arcs, name in sized if arcs >= low]
+        kept.update(within if len(within) >= SHAPE_SIZES
+                    else [name for _, name in sorted(sized)[-SHAPE_SIZES:]])
+    return tuple(name for name in PRESETS if name in kept)
 
 
 SUITES: dict[str, Suite] = {
