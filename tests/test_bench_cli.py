@@ -306,7 +306,9 @@ def test_external_programs_are_timed_checked_and_their_failures_are_rows(tmp_pat
             == {flow_of_tiny})
     assert (cells["hi_pr"]["kind"], cells["hi_pr"]["timed"],
             cells["hi_pr"]["samples"]) == ("external", "stage1", [0.01] * 2)
-    assert cells["hi_pr"]["wall_samples"][0] > 0.01 and cells["plain"]["timed"] == "wall"
+    wall = cells["hi_pr"]["wall_samples"]  # measured around the program, not what it prints
+    assert len(wall) == 2 and all(0 < seconds != 0.01 for seconds in wall)
+    assert cells["plain"]["timed"] == "wall"
     assert cells["broken"]["median"] is None and "status 3" in cells["broken"]["failure"]
 
 

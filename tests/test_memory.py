@@ -33,7 +33,7 @@ def test_peak_rss_is_reset_and_read_from_proc(tmp_path):
     if not memory.reset_peak_rss():
         pytest.skip("/proc/self/clear_refs is not writable here")
     before = memory.peak_rss()
-    block = bytearray(64 * 2**20)  # touched: resident
+    block = b"\x01" * (64 * 2**20)  # written, so resident (a zeroed bytearray may not be)
     grown = memory.peak_rss()
     del block
     assert grown >= before + 60 * 2**20
