@@ -10,6 +10,7 @@ from typing import Callable
 
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.limits import MAX_ARCS, MAX_VERTICES
+from maxflow_cli.memory import NETWORK_BYTES_PER_ARC
 from maxflow_cli.network import Network
 
 
@@ -106,6 +107,8 @@ class Family:
     size: Callable[..., tuple[int, int, int]]
     check: Callable[..., None]
     flags: tuple[Flag, ...] = ()
+    bytes_per_arc: int = NETWORK_BYTES_PER_ARC
+    """Peak bytes per arc while generating: the network and the generator's own arrays."""
 
     def complete(self, params: dict) -> dict:
         """``params`` with the defaults of those not given; refuses unknown and missing names."""

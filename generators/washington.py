@@ -569,4 +569,5 @@ FAMILY = Family(
     write=write,
     size=size,
     check=check,
+    bytes_per_arc=64,  # AddEdge's record lists (two 12-byte records an arc) beside the network
 )

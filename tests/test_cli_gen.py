@@ -180,3 +180,15 @@ def test_a_network_larger_than_the_memory_is_refused_before_anything_is_written(
 def test_an_empty_output_name_is_refused():
     result = run("genrmf", "--a", "3", "--b", "2", "--seed", "1", "-o", "")
     assert result.exit_code == 2 and result.stderr == "maxflow: error: -o: the file name is empty\n"
+
+
+def test_washington_is_refused_by_its_own_working_memory(tmp_path, monkeypatch):
+    """Its record lists take 64 bytes an arc, not the network's 16: 25 M arcs need 1.6 GB."""
+    from maxflow_cli import memory
+
+    monkeypatch.setattr(memory, "available", lambda: 10**9)
+    output = tmp_path / "mesh.max"
+    result = run("washington", "--function", "mesh", "--dim1", "2048", "--dim2", "4096",
+                 "--seed", "1", "-o", str(output))
+    assert result.exit_code == 2 and "needs about 1.6 GB of memory" in result.stderr
+    assert list(tmp_path.iterdir()) == []

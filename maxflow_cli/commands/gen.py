@@ -9,7 +9,7 @@ import click
 from maxflow_cli import memory
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.generators import FAMILIES, PRESETS, Family, Parameter, preset
-from maxflow_cli.memory import NETWORK_BYTES_PER_ARC, human_bytes
+from maxflow_cli.memory import human_bytes
 from maxflow_cli.outputs import atomic_output, check_writable
 
 LARGE_OUTPUT = 100_000_000
@@ -52,7 +52,7 @@ def _generate(family: Family, params: dict, flags: dict, output: str) -> None:
     family.check(**params)
     check_writable(output, "-o")
     n, m, approximate = family.size(**params)
-    memory.require(NETWORK_BYTES_PER_ARC * m, f"{family.name}: {n:,} vertices and {m:,} arcs")
+    memory.require(family.bytes_per_arc * m, f"{family.name}: {n:,} vertices and {m:,} arcs")
     if approximate >= LARGE_OUTPUT:
         click.echo(
             f"maxflow: {family.name}: {n:,} vertices, {m:,} arcs, about {human_bytes(approximate)}",
