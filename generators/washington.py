@@ -70,12 +70,7 @@ PARAMETERS = (
         INT32_MAX,
         default=10000,
     ),
-    Parameter(
-        "seed",
-        "seed; the original calls srandom(2|seed| + 1), so k and -k agree",
-        -(2**30 - 1),
-        2**30 - 1,
-    ),
+    washington_rlg.SEED,
 )
 
 

@@ -19,6 +19,10 @@ from maxflow_cli.generators.rng import glibc_next, glibc_seed
 from maxflow_cli.limits import INT32_MAX
 from maxflow_cli.network import Network
 
+SEED = Parameter("seed", "seed; the original calls srandom(2|seed| + 1), so k and -k agree",
+                 -(2**30 - 1), 2**30 - 1)
+"""The seed of every washington function."""
+
 PARAMETERS = (
     Parameter("rows", "W: vertices per level (each draws a random subset of 3 rows)", 3, INT32_MAX),
     Parameter("levels", "L: number of levels", 1, INT32_MAX),
@@ -29,12 +33,7 @@ PARAMETERS = (
         INT32_MAX // 3,
         default=10000,
     ),
-    Parameter(
-        "seed",
-        "seed; the original calls srandom(2|seed| + 1), so k and -k agree",
-        -(2**30 - 1),
-        2**30 - 1,
-    ),
+    SEED,
 )
 
 
