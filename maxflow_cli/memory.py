@@ -70,28 +70,41 @@ def maxrss_bytes(maxrss: int) -> int:
     return maxrss if sys.platform == "darwin" else maxrss * 1024
 
 
-def reset_peak_rss(path: str = CLEAR_REFS) -> bool:
+RESET_SLACK = 4 * 2**20
+"""How far the peak may stand above the resident set just after a reset that worked."""
+
+
+def reset_peak_rss(path: str = CLEAR_REFS, status: str = STATUS) -> bool:
     """Reset this process's peak resident set (VmHWM) to its current one, as Linux does when
-    "5" is written to /proc/self/clear_refs; False where that cannot be done."""
+    "5" is written to /proc/self/clear_refs; False where that cannot be done, or where the
+    write is taken but the peak stays (some sandboxed kernels)."""
     try:
         with open(path, "w") as stream:
             stream.write("5")
     except OSError:
         return False
-    return True
+    peak, resident = _status_bytes("VmHWM:", status), _status_bytes("VmRSS:", status)
+    return peak is not None and resident is not None and peak <= resident + RESET_SLACK
+
+
+def _status_bytes(field: str, path: str) -> int | None:
+    """A ``kB`` field of /proc/self/status in bytes; None where it cannot be read."""
+    try:
+        with open(path) as status:
+            for line in status:
+                if line.startswith(field):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def peak_rss(path: str = STATUS) -> int:
     """This process's peak resident set in bytes: VmHWM (since the last reset_peak_rss) where
     /proc/self/status has it, else ru_maxrss (the peak since the process started)."""
-    try:
-        with open(path) as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return maxrss_bytes(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    peak = _status_bytes("VmHWM:", path)
+    return peak if peak is not None else \
+        maxrss_bytes(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 class GpuTracker:

@@ -1,5 +1,6 @@
 """Memory estimates and the check against what the machine has."""
 
+import mmap
 import types
 
 import pytest
@@ -33,9 +34,10 @@ def test_peak_rss_is_reset_and_read_from_proc(tmp_path):
     if not memory.reset_peak_rss():
         pytest.skip("/proc/self/clear_refs is not writable here")
     before = memory.peak_rss()
-    block = b"\x01" * (64 * 2**20)  # written, so resident (a zeroed bytearray may not be)
+    block = mmap.mmap(-1, 64 * 2**20)  # fresh pages, not the heap's freed ones
+    block.write(b"\x01" * len(block))  # written, so resident
     grown = memory.peak_rss()
-    del block
+    block.close()
     assert grown >= before + 60 * 2**20
     assert memory.reset_peak_rss() and memory.peak_rss() < grown - 32 * 2**20
 
@@ -72,3 +74,12 @@ def test_the_gpu_tracker_keeps_the_peak_since_its_reset():
     tracker.allocated(10)
     tracker.freed(10)
     assert tracker.peak == 10 and tracker.current == 0
+
+
+def test_a_reset_that_leaves_the_peak_is_not_taken_for_one(tmp_path):
+    clear_refs, status = tmp_path / "clear_refs", tmp_path / "status"
+    status.write_text("VmHWM:\t  966000 kB\nVmRSS:\t  100000 kB\n")  # written, not reset
+    assert not memory.reset_peak_rss(str(clear_refs), str(status))
+    assert clear_refs.read_text() == "5"
+    status.write_text("VmHWM:\t  100100 kB\nVmRSS:\t  100000 kB\n")
+    assert memory.reset_peak_rss(str(clear_refs), str(status))
