@@ -77,7 +77,8 @@ def test_a_pattern_reads_the_programs_own_words(tmp_path):
     ("print('hello')", "printed no flow value (no 'c flow:' or 's' line): hello"),
     ("print('s twelve')", "printed a flow value that is not an integer: 'twelve'"),
     ("print('c flow: 12.5')", "printed a flow value that is not an integer: '12.5'"),
-    ("print('s 23'); print('c cut tm: soon')", "printed a cut time that is not a number: 'soon'"),
+    ("print('s 23'); print('c cut tm: soon')",
+     "printed a cut time that is not a finite number >= 0: 'soon'"),
     ("import sys; sys.exit('boom')", "exited with status 1: boom"),
     ("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", "crashed (SIGSEGV)"),
 ])

@@ -1,6 +1,7 @@
 """Every registered solver, on every device it can use here, against known values, an
 independent oracle and the certificate: fixed fixtures and hypothesis-generated graphs."""
 
+import networkx as nx
 import pytest
 from fixtures import known_instances
 from hypothesis import HealthCheck, assume, given, settings
@@ -9,7 +10,7 @@ from oracle import max_flow_value
 
 from maxflow_cli.check import check_answer
 from maxflow_cli.dimacs.reader import read_network
-from maxflow_cli.errors import ParameterError, SolverUnavailable
+from maxflow_cli.errors import MaxflowError, ParameterError, SolverUnavailable
 from maxflow_cli.network import Network
 from maxflow_cli.registry import SolveOptions, solvers
 from maxflow_cli.residual import build_residual
@@ -82,4 +83,19 @@ def test_random_networks_against_the_oracle(name, device, network, want_flow):
     expected = max_flow_value(network.n, network.source, network.sink,
                               zip(network.tails.tolist(), network.heads.tolist(),
                                   network.caps.tolist()))
-    assert_certified(graph, solve(name, device, graph, want_flow), expected)
+    try:
+        result = solve(name, device, graph, want_flow)
+    except MaxflowError as error:
+        # Ghosh et al. prove self-stabilization on acyclic networks only; on a cycle the
+        # solver may stop at its round limit, and must say so rather than answer wrongly.
+        assert name == "self-stabilizing" and "guards still hold" in str(error), error
+        assert has_cycle(network)
+        return
+    assert_certified(graph, result, expected)
+
+
+def has_cycle(network: Network) -> bool:
+    """Whether the arcs of positive capacity, self-loops aside, hold a directed cycle."""
+    graph = nx.DiGraph((u, v) for u, v, c in zip(network.tails.tolist(), network.heads.tolist(),
+                                                 network.caps.tolist()) if c > 0 and u != v)
+    return not nx.is_directed_acyclic_graph(graph)

@@ -24,6 +24,7 @@ or prints no flow value fails its run with RunFailed, which the runner turns int
 problem row.
 """
 
+import math
 import os
 import re
 import shlex
@@ -109,6 +110,11 @@ class External:
         return {}
 
     @property
+    def program(self) -> str | None:
+        """The file COMMAND runs (its first word, found as the launcher finds it)."""
+        return shutil.which(self.argv[0])
+
+    @property
     def reads_file(self) -> bool:
         """Whether COMMAND names the instance's file ({file}) instead of reading stdin."""
         return any(FILE in word for word in self.argv)
@@ -166,17 +172,24 @@ class External:
         flow_text = last.group(1) if last.re.groups else last.group(0)
         if not re.fullmatch(r"\s*-?\d+(\.0*)?\s*", flow_text):
             raise RunFailed(f"printed a flow value that is not an integer: {flow_text.strip()!r}")
-        times = {"wall": wall}
         cut = CUT_TIME_LINE.findall(output)
-        if cut:
-            try:
-                times["stage1"] = float(cut[-1])
-            except ValueError:
-                raise RunFailed(f"printed a cut time that is not a number: {cut[-1]!r}") from None
+        times = {"wall": _seconds(repr(wall), "its launcher reported a wall time"),
+                 **({"stage1": _seconds(cut[-1], "printed a cut time")} if cut else {})}
         counters = {name.strip().replace(" ", "_"): int(value)
                     for name, value in COUNTER_LINE.findall(output)
                     if name not in ("nodes", "arcs")}
         return ExternalRun(int(flow_text.split(".")[0]), times, counters)
+
+
+def _seconds(text: str, what: str) -> float:
+    """``text`` as seconds: a finite number >= 0, else RunFailed (NaN is no JSON and no time)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0:
+        raise RunFailed(f"{what} that is not a finite number >= 0: {text!r}")
+    return seconds
 
 
 def _kill_group(pid: int) -> None:

@@ -17,6 +17,7 @@ give it solver parameters (``solver_params``: He & Hong's KERNEL_CYCLES per fami
 
 import glob
 import itertools
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -27,6 +28,14 @@ from maxflow_cli.network import Network
 
 FILES = "files"
 """The family (table) of instances read from files."""
+
+
+MAX_SPEC_INSTANCES = 100_000
+"""The most instances one spec may stand for, counted before its ranges are expanded. Each
+instance is checked and held in memory before the run starts, and benched for --min-time (1 s
+by default: over a day at this count); a range past this is a typing mistake
+(seed=1..100000000), which would exhaust memory before the --yes rule (more than 1,000 cells)
+is asked."""
 
 
 @dataclass(frozen=True)
@@ -73,8 +82,9 @@ def spec_instances(generator: str, params: dict, seeds) -> list[Instance]:
             for seed in seeds]
 
 
-def _values(text: str, where: str, parameter: Parameter | None = None) -> list:
-    """``7`` -> [7]; ``1..5`` -> [1, 2, 3, 4, 5]; a word or a shape as ``parameter`` reads it."""
+def _values(text: str, where: str, parameter: Parameter | None = None) -> range | list:
+    """``7`` -> range(7, 8); ``1..5`` -> range(1, 6), not expanded (see MAX_SPEC_INSTANCES); a
+    word or a shape as ``parameter`` reads it, in a list."""
     if parameter is not None and not parameter.is_integer:
         try:
             return [parameter.parse(text)]
@@ -82,7 +92,7 @@ def _values(text: str, where: str, parameter: Parameter | None = None) -> list:
             raise ParameterError(f"{where}: {error}") from None
     low, dots, high = text.partition("..")
     try:
-        values = list(range(int(low), int(high) + 1)) if dots else [int(text)]
+        values = range(int(low), int(high if dots else low) + 1)
     except ValueError:
         raise ParameterError(f"{where}: {text!r} is not an integer or a range LO..HI") from None
     if not values:
@@ -91,7 +101,7 @@ def _values(text: str, where: str, parameter: Parameter | None = None) -> list:
 
 
 def _assignments(text: str, where: str, parameters=()) -> dict[str, list]:
-    """``a=24,b=192,seed=1..5`` -> {'a': [24], 'b': [192], 'seed': [1, ..., 5]}; refuses an
+    """``a=24,b=192,seed=1..5`` -> {'a': range(24, 25), ..., 'seed': range(1, 6)}; refuses an
     empty field and a name given twice (which value was meant?). ``parameters``, a family's,
     read their own values (``shape=512x512``, ``function=rlg``)."""
     by_name = {parameter.name: parameter for parameter in parameters}
@@ -108,12 +118,22 @@ def _assignments(text: str, where: str, parameters=()) -> dict[str, list]:
     return table
 
 
+def _check_count(table: dict, where: str) -> None:
+    """Refuse a spec of more than MAX_SPEC_INSTANCES instances, counted before its ranges are
+    expanded."""
+    count = math.prod(len(values) for values in table.values())
+    if count > MAX_SPEC_INSTANCES:
+        raise ParameterError(f"{where}: {count:,} instances; at most {MAX_SPEC_INSTANCES:,} "
+                             "per INSTANCE")
+
+
 def parse_instance(text: str) -> list[Instance]:
     """The instances one INSTANCE argument stands for (see the module docstring)."""
     if os.path.isfile(text):
         return [Instance(text, FILES, text, path=text)]
     stem, _, rest = text.partition(":")
     table = _assignments(rest, text, FAMILIES[stem].parameters if stem in FAMILIES else ())
+    _check_count(table, text)
     if stem in PRESETS:
         if set(table) - {"seed"}:
             raise ParameterError(f"{text}: a preset takes only seed=... (its size is fixed)")

@@ -88,10 +88,43 @@ UNLIMITED_WIDTH = 100_000
 """The width of a report that is not going to a terminal: wide enough for any table."""
 
 
+FALLBACKS = str.maketrans({"≈": "~", FASTEST: "*", "—": "-", "–": "-", "±": "+/-", "…": "...",
+                           "×": "x"})
+"""ASCII for the marks of the report, on a stream that cannot encode them
+(PYTHONIOENCODING=ascii, an old console); any other such character becomes '?'."""
+
+
+class _Encodable:
+    """A text stream whose writes are made encodable in its encoding first (FALLBACKS)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+    def write(self, text: str) -> int:
+        encoding = self._stream.encoding
+        return self._stream.write(
+            text.translate(FALLBACKS).encode(encoding, "replace").decode(encoding))
+
+
+def _encodable(stream):
+    """``stream``, or where its encoding lacks the report's marks, a stream that writes ASCII
+    for them."""
+    encoding = getattr(stream, "encoding", None)
+    try:
+        "".join(chr(code) for code in FALLBACKS).encode(encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return _Encodable(stream)
+    return stream
+
+
 def console_for(stream) -> Console:
     """A console for the report on ``stream``. A terminal's is its width; elsewhere (a pipe, a
     file, a CI log) a table is never cut to rich's default 80 columns but printed whole, unless
-    COLUMNS says how wide to be."""
+    COLUMNS says how wide to be. Marks the stream cannot encode print as ASCII (FALLBACKS)."""
+    stream = _encodable(stream)
     probe = Console(file=stream)
     if probe.is_terminal or os.environ.get("COLUMNS", "").isdigit():
         return probe

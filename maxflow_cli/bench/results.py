@@ -22,6 +22,7 @@ import json
 import math
 import os
 import platform
+import stat
 import subprocess
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -29,6 +30,7 @@ from importlib import metadata
 from pathlib import Path
 
 import maxflow_cli
+from maxflow_cli.bench import schema
 from maxflow_cli.bench.runner import BenchRun
 from maxflow_cli.bench.stats import (
     ALPHA,
@@ -187,15 +189,42 @@ def write_csv(doc: dict, path: str) -> None:
         stream.write(text.getvalue().encode())
 
 
-def load(path: str) -> dict:
-    """A document written by ``--json``; refuses other files and other schema versions."""
+MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+"""The largest document ``load`` reads: a run's JSON holds some 100 bytes per sample, so this
+is millions of samples, far past any real run, while a mistaken path (a disk image, a log)
+cannot exhaust memory."""
+
+
+def _read_bytes(path: str) -> bytes:
+    """The bytes of a regular file of at most MAX_DOCUMENT_BYTES; a device, a FIFO or a
+    larger file is refused (/dev/zero would never end)."""
     try:
-        with open(path, "rb") as stream:
-            doc = json.load(stream)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO without a writer: no wait
     except OSError as error:
         raise InputError(path, None, f"cannot read: {error.strerror}") from None
+    with os.fdopen(fd, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InputError(path, None, "not a regular file; give a 'maxflow bench --json' file")
+        try:
+            data = stream.read(MAX_DOCUMENT_BYTES + 1)
+        except OSError as error:
+            raise InputError(path, None, f"cannot read: {error.strerror}") from None
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise InputError(path, None, f"larger than {MAX_DOCUMENT_BYTES:,} bytes: not a "
+                                     "'maxflow bench --json' document")
+    return data
+
+
+def load(path: str) -> dict:
+    """A document written by ``--json``; refuses other files, other schema versions and
+    documents whose fields compare reads have the wrong types (one line: the first problem)."""
+    try:
+        doc = json.loads(_read_bytes(path))
     except ValueError as error:
         raise InputError(path, None, f"not JSON: {error}") from None
+    except RecursionError:
+        raise InputError(path, None, "not a 'maxflow bench --json' document: "
+                                     "nested too deeply") from None
     if not isinstance(doc, dict) or "results" not in doc or "schema" not in doc:
         raise InputError(path, None, "not a 'maxflow bench --json' document")
     if doc["schema"] != SCHEMA:
@@ -204,6 +233,11 @@ def load(path: str) -> dict:
     missing = _missing_keys(doc)
     if missing:
         raise InputError(path, None, f"not a complete 'maxflow bench --json' document: {missing}")
+    problems = [*schema.environment_problems(doc["environment"]),
+                *schema.results_problems(doc["results"])]
+    if problems:
+        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+        raise InputError(path, None, problems[0] + more)
     return doc
 
 
@@ -223,8 +257,9 @@ def _missing_keys(doc: dict) -> str | None:
     if not isinstance(doc["results"], list):
         return "'results' is not a list"
     for number, entry in enumerate(doc["results"], 1):
-        absent = [key for key in REQUIRED_ENTRY_KEYS
-                  if not isinstance(entry, dict) or key not in entry]
+        if not isinstance(entry, dict):
+            return f"result {number}: expected an object, not {type(entry).__name__}"
+        absent = [key for key in REQUIRED_ENTRY_KEYS if key not in entry]
         if absent:
             return f"result {number} lacks {', '.join(map(repr, absent))}"
     return None

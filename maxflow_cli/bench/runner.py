@@ -374,10 +374,11 @@ def memory_methods(resettable: bool) -> dict[str, str]:
 
 
 def run_benchmark(instances: list[Instance], choices: list, settings: Settings,
-                  progress: Progress = lambda text, done: None) -> BenchRun:
+                  progress: Progress = lambda text, done: None,
+                  finished: Callable[[list[Cell]], None] = lambda cells: None) -> BenchRun:
     """Compile every solver once, then bench every instance in turn (one graph in memory at a time);
     ``choices`` are Choices, the baseline first, then Externals; ``progress`` gets the number of
-    cells done in the whole run."""
+    cells done in the whole run, ``finished`` the cells of each instance once it is done."""
     progress("compiling", 0)
     run = plan(choices, settings)
     run.compile = {choice.label: choice.prepare() for choice in choices
@@ -389,6 +390,7 @@ def run_benchmark(instances: list[Instance], choices: list, settings: Settings,
                                            progress(text, done + count))
             run.instances.append(record)
             run.cells.extend(cells)
+            finished(cells)
     except KeyboardInterrupt as interrupt:
         run.complete = False
         raise BenchInterrupted(getattr(interrupt, "signum", signal.SIGINT), run) from None

@@ -5,6 +5,7 @@ run), runner (how), stats, results (JSON/CSV) and report (tables, plot). This mo
 parses options and wires them together.
 """
 
+import contextlib
 import itertools
 import sys
 
@@ -19,6 +20,7 @@ from maxflow_cli.bench.instances import parse_instances, unique
 from maxflow_cli.bench.runner import (
     BenchInterrupted,
     BenchRun,
+    Cell,
     Settings,
     choose_solvers,
     default_solvers,
@@ -151,10 +153,6 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     if list_suites:
         _list_suites()
         return
-    report_to_stderr = check_outputs({"--json": json_file, "--csv": csv_file,
-                                      "--plot": plot_file})
-    if plot_file:
-        report.require_plot(plot_file)
     if suite_name is None and not instances:
         suite_name = DEFAULT_SUITE
     suite = SUITES.get(suite_name)
@@ -169,21 +167,20 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     choices = choose_solvers(solvers, baseline, flow)
     choices += parse_externals(externals, patterns, external_timeout,
                                {*registered_solvers(), *(c.label for c in choices)})
+    report_to_stderr = check_outputs({"--json": json_file, "--csv": csv_file,
+                                      "--plot": plot_file}, _inputs(chosen, choices))
+    if plot_file:
+        report.require_plot(plot_file)
     env = results.environment()
 
     console = report.console_for(sys.stderr if report_to_stderr else sys.stdout)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
     settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow,
                         interleave=interleave)
     _announce(len(chosen), len(choices), settings, yes)
     report.print_header(console, plan(choices, settings), len(chosen), suite, env)
     try:
-        with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-            task = progress.add_task("compiling", total=len(chosen) * len(choices))
-            outcome = run_benchmark(chosen, choices, settings,
-                                    lambda text, done:
-                                    progress.update(task, description=text, completed=done))
+        with _progress(len(chosen) * len(choices)) as (progress, finished):
+            outcome = run_benchmark(chosen, choices, settings, progress, finished)
     except BenchInterrupted as interrupted:
         # What finished is kept, marked incomplete; then the signal ends the command (exit 130).
         finished = len(interrupted.run.instances)
@@ -203,6 +200,48 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     problems = outcome.problems
     if problems:
         raise BenchFailed(f"{len(problems)} problem(s); the first: {problems[0]}")
+
+
+@contextlib.contextmanager
+def _progress(cells: int):
+    """The (progress, finished) callbacks of run_benchmark: a progress bar on a terminal; off
+    one (a CI log, a pipe), one line on stderr per finished cell, so a long run shows it lives."""
+    stderr = Console(stderr=True)
+    if stderr.is_terminal:
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn())
+        with Progress(*columns, console=stderr, transient=True) as bar:
+            task = bar.add_task("compiling", total=cells)
+            yield (lambda text, done: bar.update(task, description=text, completed=done),
+                   lambda finished: None)
+        return
+    print("maxflow: bench: compiling the solvers (once, kept out of the times)",
+          file=sys.stderr, flush=True)
+    done = itertools.count(1)
+
+    def finished(finished_cells: list[Cell]) -> None:
+        for cell in finished_cells:
+            print(f"maxflow: bench: {next(done)}/{cells} {_cell_line(cell)}", file=sys.stderr,
+                  flush=True)
+
+    yield (lambda text, count: None), finished
+
+
+def _cell_line(cell: Cell) -> str:
+    """``INSTANCE SOLVER: 0.0123 s (median of 5 runs)``, or why the cell failed."""
+    if cell.failure:
+        return f"{cell.instance} {cell.solver}: failed"
+    wrong = ", wrong flow value" if cell.mismatch else ""
+    return (f"{cell.instance} {cell.solver}: {cell.stats.median:.4g} s "
+            f"(median of {cell.stats.runs} runs){wrong}")
+
+
+def _inputs(instances: list, choices: list) -> list[str]:
+    """The files a run reads, which no output may replace: the instance files and the external
+    programs' own files."""
+    programs = [choice.program for choice in choices if choice.kind == "external"]
+    return [instance.path for instance in instances if instance.path] + [
+        program for program in programs if program]
 
 
 def _announce(instances: int, configurations: int, settings: Settings, yes: bool) -> None:
