@@ -171,7 +171,7 @@ def test_compare_prints_ascii_where_the_stream_is_ascii(good, tmp_path):
     old.write_text(json.dumps(doc))
     new.write_text(json.dumps(doc))
     result = subprocess.run([sys.executable, "-m", "maxflow_cli", "bench", "compare", str(old),
-                             str(new)], capture_output=True,
+                             str(new)], capture_output=True, cwd=tmp_path,  # the installed package
                             env=os.environ | {"PYTHONIOENCODING": "ascii"})
     assert result.returncode == 0, result.stderr.decode()
     assert b"~ noise" in result.stdout and b"-" in result.stdout
