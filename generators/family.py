@@ -13,6 +13,9 @@ from maxflow_cli.limits import MAX_ARCS, MAX_VERTICES
 from maxflow_cli.memory import NETWORK_BYTES_PER_ARC
 from maxflow_cli.network import Network
 
+DEFAULT_SEED = 1
+"""The seed of an instance made without one: a family's, a preset's, a bench spec's."""
+
 
 @dataclass(frozen=True)
 class Parameter:
@@ -28,9 +31,14 @@ class Parameter:
     help: str
     minimum: int
     maximum: int
-    default: int | tuple[int, ...] | None = None  # None: required
+    default: int | tuple[int, ...] | None = None  # None: required (a seed: DEFAULT_SEED)
     words: tuple[str, ...] = ()
     dimensions: tuple[int, int] | None = None
+
+    def __post_init__(self):
+        """Every family's seed defaults to DEFAULT_SEED, as a preset's does."""
+        if self.name == "seed" and self.default is None:
+            object.__setattr__(self, "default", DEFAULT_SEED)
 
     @property
     def option(self) -> str:

@@ -8,6 +8,7 @@ import signal
 import sys
 
 import click
+from rich.console import Console
 
 from maxflow_cli import __version__
 from maxflow_cli.errors import ERROR_PREFIX, Interrupted, MaxflowError
@@ -33,6 +34,7 @@ class MaxflowGroup(click.Group):
         return getattr(importlib.import_module(self.COMMANDS[name]), name)
 
     def invoke(self, ctx: click.Context):
+        _prepare_stdout()
         try:
             try:
                 result = super().invoke(ctx)
@@ -50,12 +52,12 @@ class MaxflowGroup(click.Group):
         except OSError as error:
             # Every file the commands name turns its own failures into a MaxflowError, so what
             # arrives here is a failing stdout: a closed pipe (quiet, as `| head` expects) or
-            # a full or broken disk.
-            stdout_failed = _silence_stdout()
+            # a full or broken disk. (A failed write may drop what it held, so that stdout
+            # then flushes: whether it still fails cannot tell.)
+            _silence_stdout()
             if error.errno == errno.EPIPE:
                 sys.exit(BROKEN_PIPE_EXIT)
-            where = "cannot write to stdout: " if stdout_failed else ""
-            _fail(where + (error.strerror or str(error)), 1)
+            _fail("cannot write to stdout: " + (error.strerror or str(error)), 1)
 
 
 def _fail(message: str, exit_code: int) -> None:
@@ -63,19 +65,33 @@ def _fail(message: str, exit_code: int) -> None:
     sys.exit(exit_code)
 
 
-def _silence_stdout() -> bool:
-    """Whether stdout still fails to take what it holds; if so, point its descriptor at
-    /dev/null, so that Python's flush at exit does not fail a second time, with a traceback."""
+def _silence_stdout() -> None:
+    """If stdout still fails to take what it holds, point its descriptor at /dev/null, so that
+    Python's flush at exit does not fail a second time, with a traceback."""
     try:
         sys.stdout.flush()
-        return False
+        return
     except OSError:
         pass
     with contextlib.suppress(OSError, ValueError, AttributeError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-    return True
+
+
+def _prepare_stdout() -> None:
+    """Before any command builds a console: a COLUMNS that is no positive width counts as unset
+    (rich takes COLUMNS=0 for a width of 0 and prints nothing), and a closed pipe under a rich
+    console reaches invoke() as the BrokenPipeError it is (rich's own handler exits 1)."""
+    columns = os.environ.get("COLUMNS")
+    if columns is not None and not (columns.isdigit() and int(columns) > 0):
+        del os.environ["COLUMNS"]
+    Console.on_broken_pipe = _reraise_broken_pipe
+
+
+def _reraise_broken_pipe(console: Console) -> None:
+    """Console.on_broken_pipe, called in rich's `except BrokenPipeError:`: raise it again."""
+    raise  # the BrokenPipeError being handled
 
 
 COMPILED_CALLBACKS = ("numba.core.serialize", "llvmlite.")

@@ -80,8 +80,8 @@ def _identity(path: str):
 def check_outputs(options: dict, inputs: Iterable[str] = ()) -> bool:
     """A command's output files (option name -> path or None), checked before any work: each
     writable, no two of them one file (stdout included, however it is named), none of them
-    one of `inputs`. Returns True when one is stdout: the command's own report then goes to
-    stderr."""
+    one of `inputs` (check_not_inputs). Returns True when one is stdout: the command's own
+    report then goes to stderr."""
     given = {option: path for option, path in options.items() if path is not None}
     for option, path in given.items():
         check_writable(path, option)
@@ -95,14 +95,36 @@ def check_outputs(options: dict, inputs: Iterable[str] = ()) -> bool:
             raise ParameterError(f"{seen[identity]} and {option} both write to one file "
                                  f"({path}); give each its own")
         seen[identity] = option
-    for source in inputs:
-        if source == "-" or _status(source) is None:
-            continue
-        option = seen.get(_identity(source))
-        if option is not None:
-            raise ParameterError(f"{option} {given[option]} is the input file {source}: writing "
-                                 "it would destroy the input")
+    check_not_inputs(inputs, given)
     return "stdout" in seen
+
+
+def check_not_inputs(inputs: Iterable[str], outputs: dict[str, str | None]) -> None:
+    """Refuse, before any work, an output (option -> path or None; '-' is stdout) that is a
+    regular file among `inputs` (paths, '-' for stdin): one device and inode, however each is
+    named (a symlink, a hard link, /dev/stdin)."""
+    sources = {}
+    for source in inputs:
+        identity = _regular_file(source)
+        if identity is not None:
+            sources.setdefault(identity, source)
+    for option, path in outputs.items():
+        if path is None or path == "-":
+            continue
+        source = sources.get(_regular_file(path))
+        if source is not None:
+            what = "the input (stdin)" if source == "-" else f"the input file {source}"
+            raise ParameterError(f"{option} {path} is {what}: writing it would destroy the input")
+
+
+def _regular_file(path: str) -> tuple[int, int] | None:
+    """The device and inode of the regular file `path` names ('-': the one stdin reads), None
+    if it names nothing yet, or something writing cannot destroy (a device, a pipe)."""
+    try:
+        status = os.fstat(0) if path == "-" else os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
 
 
 @contextlib.contextmanager

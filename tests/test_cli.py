@@ -3,12 +3,14 @@ stdout. Signals are sent to subprocesses, never to the test process."""
 
 import errno
 import io
+import os
 import signal
 import subprocess
 import sys
 import time
 
 import pytest
+from click.testing import CliRunner
 from fixtures import DATA
 
 from maxflow_cli.cli import BROKEN_PIPE_EXIT, main
@@ -107,3 +109,59 @@ def test_a_closed_pipe_is_quiet_and_exits_as_sigpipe_would(tmp_path):
     stderr = process.stderr.read().decode()
     assert process.wait(timeout=300) == BROKEN_PIPE_EXIT
     assert stderr == ""
+
+
+SP_GRAPH = "p sp 3 2\na 1 2 1\na 2 3 1\n"
+FAST_BENCH = ("--solvers", "hipr", "--repeat", "1", "--warmup", "0", "--min-time", "0")
+
+
+@pytest.fixture
+def results_file(tmp_path):
+    """A `maxflow bench --json` results file, for `bench compare`."""
+    path = tmp_path / "run.json"
+    outcome = main(["bench", CLRS, *FAST_BENCH, "--json", str(path)], standalone_mode=False)
+    assert outcome is None and path.exists()
+    return path
+
+
+def _every_command(tmp_path, results_file):
+    """One invocation of each command that prints on stdout."""
+    graph = tmp_path / "g.sp"
+    graph.write_text(SP_GRAPH)
+    return {"solve": ["solve", CLRS], "paths": ["paths", str(graph)],
+            "bench": ["bench", CLRS, *FAST_BENCH], "bench-list-suites": ["bench", "--list-suites"],
+            "bench-compare": ["bench", "compare", str(results_file), str(results_file)],
+            "gen": ["gen", "genrmf", "--a", "2", "--b", "2", "--seed", "1"]}
+
+
+@pytest.mark.parametrize("command", ["solve", "paths", "bench", "bench-list-suites",
+                                     "bench-compare", "gen"])
+def test_a_pipe_closed_early_is_quiet_for_every_command(tmp_path, results_file, command):
+    reading, writing = os.pipe()
+    os.close(reading)  # as `| head -1` does once it has its line
+    try:
+        done = subprocess.run([*MAXFLOW, *_every_command(tmp_path, results_file)[command]],
+                              stdout=writing, stderr=subprocess.PIPE, text=True, timeout=300,
+                              cwd=tmp_path)
+    finally:
+        os.close(writing)
+    assert (done.returncode, done.stderr) == (BROKEN_PIPE_EXIT, "")
+
+
+@pytest.mark.parametrize("columns", ["0", "00", "-3", "wide", ""])
+@pytest.mark.parametrize("command", ["solve", "paths", "bench", "bench-compare"])
+def test_a_columns_that_is_no_positive_width_counts_as_unset(tmp_path, results_file, command,
+                                                             columns):
+    args = _every_command(tmp_path, results_file)[command]
+    expected = CliRunner().invoke(main, args, env={"COLUMNS": None})
+    outcome = CliRunner().invoke(main, args, env={"COLUMNS": columns})
+    assert outcome.exit_code == expected.exit_code == 0, outcome.output
+    assert len(outcome.output.splitlines()) == len(expected.output.splitlines()) > 1
+
+
+def test_a_full_disk_on_stdout_names_stdout(tmp_path):
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([*MAXFLOW, "solve", CLRS], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=300, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == \
+        (1, "maxflow: error: cannot write to stdout: No space left on device\n")

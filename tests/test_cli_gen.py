@@ -70,6 +70,20 @@ def test_a_preset_defaults_to_seed_1_as_in_bench(tmp_path):
     assert result.stdout_bytes == run("--preset", "genrmf-wide-12", "--seed", "1").stdout_bytes
 
 
+SMALLEST = {"genrmf": ["--a", "2", "--b", "2"], "acyclic-dense": ["--n", "3"],
+            "washington-rlg": ["--rows", "3", "--levels", "2"],
+            "washington": ["--function", "rlg", "--dim1", "3", "--dim2", "2"],
+            "grid": ["--shape", "4x4", "--connectivity", "4"]}
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_family_defaults_to_seed_1_as_a_preset_does(family):
+    result = run(family, *SMALLEST[family])
+    assert result.exit_code == 0, result.output
+    assert result.stdout_bytes == run(family, *SMALLEST[family], "--seed", "1").stdout_bytes
+    assert "default 1)" in " ".join(run(family, "--help").output.split("--seed", 1)[1].split())
+
+
 def test_list_presets():
     result = run("--list-presets")
     assert result.exit_code == 0

@@ -6,6 +6,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from maxflow_cli import memory
 from maxflow_cli.cli import main
 from maxflow_cli.kernels import gpu_unavailable
 
@@ -69,3 +70,23 @@ def test_bad_input_is_one_line_and_exit_code_2(args, text, message):
 def test_the_gpu_without_one_is_one_line_and_exit_code_2():
     result = run("-", "--device", "gpu", input=TINY)
     assert result.exit_code == 2 and "--device gpu: " in result.output, result.output
+
+
+FIVE = "p sp 5 6\na 1 2 1\na 2 3 1\na 3 4 1\na 4 5 1\na 1 3 5\na 2 5 7\n"
+
+
+@pytest.mark.parametrize("k,more,message", [
+    ("1" + "0" * 30, [], "--k 1000000000000000000000000000000: at least 1, at most 2,147,483,647"),
+    ("9223372036854775808", ["--algorithm", "yen"], "--k 9223372036854775808: at least 1, at most"),
+    ("2147483648", ["--algorithm", "yen"], "--k 2147483648: at least 1, at most 2,147,483,647"),
+    ("100000000", [], "--k 100000000 (100,000,000 paths of up to 5 vertices for 20 pair(s)) "
+                      "needs about 72 GB of memory; this machine has 2.0 GB available"),
+    ("100000000", ["--algorithm", "yen", "--source", "1", "--target", "5"],
+     "--k 100000000 (100,000,000 paths of up to 5 vertices for 1 pair(s)) needs about 3.6 GB"),
+])
+def test_a_k_too_large_names_k_and_why(monkeypatch, k, more, message):
+    monkeypatch.setattr(memory, "available", lambda: 2 * 10**9)
+    result = run("-", "--k", k, *more, input=FIVE)
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"maxflow: error: {message}")
+    assert len(result.output.splitlines()) == 1

@@ -1,15 +1,19 @@
 """`maxflow solve` through Click's runner: output, JSON, files written atomically, exit codes."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
 from fixtures import DATA
 
 from maxflow_cli.cli import main
-from maxflow_cli.registry import DEFAULT_SOLVER
+from maxflow_cli.kernels import devices
+from maxflow_cli.registry import DEFAULT_SOLVER, solvers
 
 CLRS = str(DATA / "clrs.max")
+MAXFLOW = [sys.executable, "-m", "maxflow_cli"]  # with cwd outside the checkout (test_cli.py)
 
 
 def run(*args, input=None):
@@ -141,6 +145,35 @@ def test_flow_to_a_link_to_stdout_writes_into_the_pipe(tmp_path):
     assert done.stdout.startswith("s 23\nf 1 2 ")
     assert "flow value 23" in done.stderr
     assert link.is_symlink()
+
+
+@pytest.mark.parametrize("option", ["--flow", "--cut", "--trace"])
+@pytest.mark.parametrize("name", ["net.max", "/dev/stdin", "link.max"])
+def test_an_output_on_stdin_is_refused_before_any_work(tmp_path, option, name):
+    source = tmp_path / "net.max"
+    source.write_bytes((DATA / "clrs.max").read_bytes())
+    (tmp_path / "link.max").symlink_to(source)
+    with open(source, "rb") as stdin:
+        done = subprocess.run([*MAXFLOW, "solve", "-", option, name], stdin=stdin,
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"maxflow: error: {option} {name} is the input (stdin): writing it " \
+                          "would destroy the input\n"
+    assert source.read_bytes() == (DATA / "clrs.max").read_bytes()
+
+
+GPU_SOLVERS = [name for name, spec in solvers().items() if "gpu" in spec.devices]
+
+
+@pytest.mark.parametrize("name", GPU_SOLVERS)
+def test_a_gpu_solver_without_a_gpu_fails_unless_asked_for_its_twin(monkeypatch, name):
+    monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
+    result = run(CLRS, "--solver", name)
+    assert (result.exit_code, result.output) == (2, f"maxflow: error: solver '{name}' cannot run "
+                                                    "here: no NVIDIA driver: test; --device cpu "
+                                                    "runs its CPU twin\n")
+    result = run(CLRS, "--solver", name, "--device", "cpu")
+    assert result.exit_code == 0 and f"{name} on cpu" in result.output, result.output
 
 
 def test_an_output_on_the_input_or_on_another_output_is_refused_before_any_work(tmp_path):

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from maxflow_cli.errors import MaxflowError, ParameterError
-from maxflow_cli.outputs import atomic_output, check_outputs, check_writable
+from maxflow_cli.outputs import atomic_output, check_not_inputs, check_outputs, check_writable
 
 
 def test_the_file_appears_only_on_success(tmp_path):
@@ -128,3 +128,34 @@ def test_an_output_that_is_the_input_is_refused(tmp_path):
 def test_an_empty_file_name_is_refused():
     with pytest.raises(ParameterError, match="--cut: the file name is empty"):
         check_outputs({"--cut": "", "--flow": None})
+
+
+@pytest.fixture
+def stdin_from(tmp_path):
+    """Point descriptor 0 at a file for the test (as `< file` does), then back."""
+    saved = os.dup(0)
+
+    def redirect(path):
+        with open(path, "rb") as source:
+            os.dup2(source.fileno(), 0)
+
+    yield redirect
+    os.dup2(saved, 0)
+    os.close(saved)
+
+
+def test_an_output_that_is_stdin_is_refused_however_named(tmp_path, stdin_from):
+    source = tmp_path / "net.max"
+    source.write_text("p max 2 0\n")
+    (tmp_path / "link.max").symlink_to(source)
+    os.link(source, tmp_path / "hard.max")
+    stdin_from(source)
+    for output in (source, tmp_path / "link.max", tmp_path / "hard.max", "/dev/stdin"):
+        with pytest.raises(ParameterError, match=f"--cut {output} is the input \\(stdin\\)"):
+            check_not_inputs(["-"], {"--flow": None, "--cut": str(output)})
+    check_not_inputs(["-"], {"--cut": str(tmp_path / "new.max"), "--flow": "-"})
+
+
+def test_writing_the_device_that_is_stdin_destroys_nothing(stdin_from):
+    stdin_from(os.devnull)
+    check_not_inputs(["-", os.devnull], {"--flow": os.devnull})

@@ -9,6 +9,7 @@ import click
 from maxflow_cli import memory
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.generators import FAMILIES, PRESETS, Family, Parameter, preset
+from maxflow_cli.generators.family import DEFAULT_SEED
 from maxflow_cli.memory import human_bytes
 from maxflow_cli.outputs import atomic_output, check_writable
 
@@ -124,8 +125,8 @@ def _list_presets() -> None:
 @click.option(
     "--preset", "preset_name", metavar="NAME", help="make the preset NAME (see --list-presets)"
 )
-@click.option("--seed", type=int,
-              help="seed for --preset [default: 1, as for a preset in 'maxflow bench']")
+@click.option("--seed", type=int, help=f"seed for --preset [default: {DEFAULT_SEED}, as for a "
+                                       "family, and a preset in 'maxflow bench']")
 @click.option("-o", "--output", default="-", metavar="FILE", help=OUTPUT_HELP)
 @click.pass_context
 def gen(
@@ -135,7 +136,7 @@ def gen(
     synthetic vision grids (grid).
 
     \b
-    maxflow gen genrmf --a 24 --b 192 --seed 1 -o long.max
+    maxflow gen genrmf --a 24 --b 192 -o long.max
     maxflow gen --preset washington-rlg-wide-512 --seed 7 -o w512.max.gz
     """
     given = list_presets or preset_name is not None or seed is not None or output != "-"
@@ -148,8 +149,8 @@ def gen(
         _list_presets()
     elif preset_name is not None:
         chosen = preset(preset_name)
-        _generate(FAMILIES[chosen.family], chosen.params | {"seed": 1 if seed is None else seed},
-                  {}, output)
+        _generate(FAMILIES[chosen.family],
+                  chosen.params | {"seed": DEFAULT_SEED if seed is None else seed}, {}, output)
     elif given:
         raise ParameterError("--seed and -o need --preset or a family")
     else:

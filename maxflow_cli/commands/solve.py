@@ -13,7 +13,7 @@ from maxflow_cli.check import check_answer
 from maxflow_cli.commands import FiniteFloat
 from maxflow_cli.dimacs.reader import input_name, read_network
 from maxflow_cli.dimacs.writer import write_rows
-from maxflow_cli.errors import CheckFailed, InputError, MaxflowError
+from maxflow_cli.errors import CheckFailed, InputError, MaxflowError, SolverUnavailable
 from maxflow_cli.jit import compile_notice, compile_shared
 from maxflow_cli.outputs import atomic_output, check_outputs
 from maxflow_cli.registry import (
@@ -49,7 +49,8 @@ def _solver_parameter_options(command):
 @click.option("--solver", "-s", "solver_name", default=DEFAULT_SOLVER, show_default=True,
               type=click.Choice(list(solvers())), help="Which solver to run.")
 @click.option("--device", type=click.Choice(["cpu", "gpu"]), default=None,
-              help="Where solvers that have both versions run (default: their first).")
+              help="Where solvers with GPU kernels run: gpu (the default; an error where "
+                   "none can run) or cpu (their Numba twins).")
 @click.option("--check", "run_check", is_flag=True,
               help="Verify the answer with a minimum-cut certificate; exit 1 if it fails.")
 @click.option("--cut", "cut_file", metavar="FILE",
@@ -69,8 +70,8 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     for stdin)."""
     spec = get_solver(solver_name)
     given = {name: value for name, value in solver_params.items() if value is not None}
-    options = spec.resolve(SolveOptions(want_flow=flow_file is not None, device=device,
-                                        params=given))
+    options = _resolve(spec, SolveOptions(want_flow=flow_file is not None, device=device,
+                                          params=given))
     if spec.follower is not None and spec.follower(options):
         return  # one of several processes (mpiexec): its share is done, the leader reports
     report_to_stderr = check_outputs({"--flow": flow_file, "--cut": cut_file,
@@ -144,6 +145,18 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
         _print_report(report, sys.stderr if report_to_stderr else sys.stdout)
     if certificate is not None and run_check and not certificate.ok:
         raise CheckFailed("the answer certificate fails: " + "; ".join(certificate.problems))
+
+
+def _resolve(spec, options: SolveOptions) -> SolveOptions:
+    """The solver's options, defaults filled in. A solver with GPU kernels runs on the GPU:
+    its CPU twin only when --device cpu asks, so that no GPU here is an error, not a slow run."""
+    if options.device is not None or "gpu" not in spec.devices:
+        return spec.resolve(options)
+    options.device = "gpu"
+    try:
+        return spec.resolve(options)
+    except SolverUnavailable as error:
+        raise SolverUnavailable(f"{error}; --device cpu runs its CPU twin") from None
 
 
 def _in_phase_order(times: dict) -> dict:

@@ -10,14 +10,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from maxflow_cli import memory
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels import ksp
+from maxflow_cli.limits import INT32_MAX
 from maxflow_cli.paths.graph import PathGraph
 from maxflow_cli.paths.yen import yen_pairs
 
 ALGORITHMS = ("mps", "yen")
 SHARES = (1.0, 0.5, 0.3333, 0.25, 0.2, 0.1, 0.05)
 """Reis et al.'s Table 1 columns: the minimum share of a block's threads per candidate."""
+MAX_K = INT32_MAX
+"""The most paths per pair: the kernels count a pair's paths (found, out_count) in C ints."""
 
 
 @dataclass
@@ -53,16 +57,26 @@ def check_share(share: float) -> None:
         raise ParameterError(f"--threads-share {share}: must be in (0, 1]")
 
 
+def check_k(k: int, n: int, pairs: int) -> None:
+    """Refuse a K the kernels cannot count (a pair's paths are counted in C ints), or whose
+    paths, up to `n` vertices each for each of `pairs` pairs, would not fit in memory."""
+    if not 1 <= k <= MAX_K:
+        raise ParameterError(f"--k {k}: at least 1, at most {MAX_K:,} (a pair's paths are "
+                             "counted in 32-bit integers)")
+    path_bytes = sum(array.nbytes for array in ksp.empty_outputs(1, 1, n).values())
+    memory.require(pairs * k * path_bytes, f"--k {k} ({k:,} paths of up to {n:,} vertices "
+                                           f"for {pairs:,} pair(s))")
+
+
 def rank_paths(graph: PathGraph, sources, targets, k: int, algorithm: str = "mps",
                device: str = "cpu", share: float = 1.0) -> Ranking:
     """The k shortest loopless paths from sources[i] to targets[i] for every i."""
-    if k < 1:
-        raise ParameterError(f"--k {k}: must be at least 1")
     if algorithm not in ALGORITHMS:
         raise ParameterError(f"unknown algorithm {algorithm!r}: one of {', '.join(ALGORITHMS)}")
     check_share(share)
     sources = np.ascontiguousarray(sources, np.int32)
     targets = np.ascontiguousarray(targets, np.int32)
+    check_k(k, graph.n, sources.shape[0])
     if device == "cpu" and algorithm == "yen":
         out = ksp.empty_outputs(sources.shape[0], k, graph.n)
         started = time.perf_counter()
