@@ -550,9 +550,7 @@ def write(stream: BinaryIO, function: int, dim1: int, dim2: int, range: int, see
         washington_rlg.write(stream, rows=dim1, levels=dim2, cap=range, seed=seed)
         return
     network = make(function, dim1, dim2, range, seed)
-    comments = FUNCTIONS[function].comments(dim1, dim2, range)
-    stream.write("".join(f"c {line}\n" for line in comments).encode("ascii"))  # keeps spaces
-    write_network(stream, network)
+    write_network(stream, network, FUNCTIONS[function].comments(dim1, dim2, range))
 
 
 FAMILY = Family(

@@ -121,10 +121,10 @@ def _regular_file(path: str) -> tuple[int, int] | None:
     """The device and inode of the regular file `path` names ('-': the one stdin reads), None
     if it names nothing yet, or something writing cannot destroy (a device, a pipe)."""
     try:
-        status = os.fstat(0) if path == "-" else os.stat(path)
-    except (OSError, ValueError):
+        status = os.fstat(0) if path == "-" else _status(path)
+    except (OSError, ValueError, MaxflowError):  # no stdin; a path that cannot be looked at
         return None
-    return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
+    return (status.st_dev, status.st_ino) if status and stat.S_ISREG(status.st_mode) else None
 
 
 @contextlib.contextmanager

@@ -173,7 +173,7 @@ class External:
         if not re.fullmatch(r"\s*-?\d+(\.0*)?\s*", flow_text):
             raise RunFailed(f"printed a flow value that is not an integer: {flow_text.strip()!r}")
         cut = CUT_TIME_LINE.findall(output)
-        times = {"wall": _seconds(repr(wall), "its launcher reported a wall time"),
+        times = {"wall": _seconds(wall, "its launcher reported a wall time"),
                  **({"stage1": _seconds(cut[-1], "printed a cut time")} if cut else {})}
         counters = {name.strip().replace(" ", "_"): int(value)
                     for name, value in COUNTER_LINE.findall(output)
@@ -181,8 +181,9 @@ class External:
         return ExternalRun(int(flow_text.split(".")[0]), times, counters)
 
 
-def _seconds(text: str, what: str) -> float:
-    """``text`` as seconds: a finite number >= 0, else RunFailed (NaN is no JSON and no time)."""
+def _seconds(text: str | float, what: str) -> float:
+    """``text`` (or a number) as seconds: a finite number >= 0, else RunFailed (NaN is no JSON
+    and no time)."""
     try:
         seconds = float(text)
     except ValueError:

@@ -52,13 +52,19 @@ TERMINAL = ("node", "source_cap", "sink_cap")  # graph_io.h BkTermArc
 NEIGHBOUR = ("i", "j", "cap", "rev_cap")  # graph_io.h BkNborArc
 
 
-def _records(header: np.void, aligned: bool) -> tuple[np.dtype, np.dtype]:
-    """The terminal and neighbour arc records, packed (graph_io.py) or padded (C++ structs)."""
+def records(tcaptype: int, captype: int, aligned: bool = False) -> tuple[np.dtype, np.dtype]:
+    """The terminal and neighbour arc records of these type codes (TYPES), packed
+    (graph_io.py) or padded (C++ structs)."""
     def record(code: int, fields: tuple[str, ...]) -> np.dtype:
         kind = np.dtype(TYPES[code]).newbyteorder("<")
         return np.dtype([(field, "<u8" if field in ("node", "i", "j") else kind)
                          for field in fields], align=aligned)
-    return record(int(header["tcaptype"]), TERMINAL), record(int(header["captype"]), NEIGHBOUR)
+    return record(tcaptype, TERMINAL), record(captype, NEIGHBOUR)
+
+
+def _records(header: np.void, aligned: bool) -> tuple[np.dtype, np.dtype]:
+    """The records a header's type codes name."""
+    return records(int(header["tcaptype"]), int(header["captype"]), aligned)
 
 
 def _header(head: bytes, name: str) -> np.void:

@@ -127,7 +127,7 @@ def write_header(
     ``n`` lines pad the id like a tail (genrmf's ``p max %7d %10d``, ``n %7d s``).
     """
     id_width, _, number_width = widths
-    lines = [f"c {comment}".rstrip() for comment in comments]
+    lines = [f"c {comment}" if comment else "c" for comment in comments]  # as written
     lines.append("p max %*d %*d" % (id_width, network.n, number_width, network.m))
     lines.append("n %*d s" % (id_width, network.source + 1))
     lines.append("n %*d t" % (id_width, network.sink + 1))

@@ -38,16 +38,15 @@ try:
 except ImportError:  # not installed: the repository this script lies in
     sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 try:
+    from maxflow_cli.dimacs import bbk
     from maxflow_cli.dimacs.reader import is_compressed, read_network  # noqa: F401 (wbpr.py)
     from maxflow_cli.dimacs.writer import write_network
     from maxflow_cli.errors import MaxflowError
+    from maxflow_cli.limits import INT32_MAX, INT64_MAX
     from maxflow_cli.network import Network
 except ImportError as missing:
     sys.exit(f"{os.path.basename(sys.argv[0])}: needs the maxflow_cli package and its "
              f"dependencies ({missing}): install the project or set PYTHONPATH to its root")
-
-INT32_MAX = 2**31 - 1
-INT64_MAX = 2**63 - 1
 
 
 class PeerError(Exception):
@@ -178,9 +177,8 @@ def terminal_form(g: Network) -> TerminalForm:
                         caps[kept], int(np.count_nonzero(dropped)))
 
 
-BBK_TERMINAL = np.dtype([("node", "<u8"), ("source_cap", "<i8"), ("sink_cap", "<i8")])
-BBK_NEIGHBOR = np.dtype([("i", "<u8"), ("j", "<u8"), ("cap", "<i4"), ("rev_cap", "<i4")])
-assert BBK_TERMINAL.itemsize == 24 and BBK_NEIGHBOR.itemsize == 24  # packed, as the C structs
+BBK_TERMINAL_TYPE, BBK_ARC_TYPE = bbk.TYPES.index("int64"), bbk.TYPES.index("int32")
+BBK_TERMINAL, BBK_NEIGHBOR = bbk.records(BBK_TERMINAL_TYPE, BBK_ARC_TYPE)  # packed, 24 bytes
 
 
 def write_bbk(form: TerminalForm, path: str) -> None:
@@ -204,7 +202,7 @@ def write_bbk(form: TerminalForm, path: str) -> None:
     arcs["cap"] = form.arc_caps
     arcs["rev_cap"] = 0
     with open(path, "wb") as out:
-        out.write(b"BBQ" + bytes([5, 7]))
+        out.write(b"BBQ" + bytes([BBK_ARC_TYPE, BBK_TERMINAL_TYPE]))
         np.array([form.n, terms.size, arcs.size], dtype="<u8").tofile(out)
         terms.tofile(out)
         arcs.tofile(out)
