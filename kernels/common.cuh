@@ -3,6 +3,11 @@
 
 #pragma once
 
+// The slots of the push-relabel kernels' counts (declarations.PREFLOW_COUNTS reads them).
+#define COUNT_PUSHES 0
+#define COUNT_RELABELS 1
+#define COUNT_CANCELLED 2   // arcs cancel_violations_kernel pushed along
+
 // 64-bit signed atomic add: two's complement makes the unsigned atomicAdd subtract too.
 static __device__ __forceinline__ void atomic_add(long long *address, long long value)
 {
@@ -18,7 +23,7 @@ static __device__ unsigned int warp_sum(unsigned int value)
     return value;
 }
 
-// Adds the warp's pushes and relabels to counts[0] and counts[1]: one atomic each per warp,
+// Adds the warp's pushes and relabels to their counts: one atomic each per warp,
 // by its first lane. Every lane of the warp must call it.
 static __device__ void add_warp_counts(unsigned int pushes, unsigned int relabels,
                                        unsigned long long *counts)
@@ -26,7 +31,7 @@ static __device__ void add_warp_counts(unsigned int pushes, unsigned int relabel
     pushes = warp_sum(pushes);
     relabels = warp_sum(relabels);
     if (threadIdx.x % 32 == 0 && pushes + relabels > 0) {
-        atomicAdd(&counts[0], static_cast<unsigned long long>(pushes));
-        atomicAdd(&counts[1], static_cast<unsigned long long>(relabels));
+        atomicAdd(&counts[COUNT_PUSHES], static_cast<unsigned long long>(pushes));
+        atomicAdd(&counts[COUNT_RELABELS], static_cast<unsigned long long>(relabels));
     }
 }

@@ -1,97 +1,126 @@
-"""Every kernel declared once: its ``.cu`` file, its name, its arguments and its launch shape.
+"""Every kernel declared once, from its source: its ``.cu`` file, its name and its launch shape
+here; its arguments, their order and their types read from the ``.cu`` signature.
 
-The PyCUDA launcher (devices.GpuDevice) derives its argument string from the declaration, and
-each Numba twin (``<file>_cpu.py``) has the kernel's name and takes its arguments in the same
-order: a pointer is a NumPy array there, a flag an int32 array of one. A device passes each
-argument by name: the scalars the host loop gives, else its own arrays (Device.arguments).
+A device (devices.py) passes each argument by name: the scalars a launch gives, else the
+device's constants and buffers. Each Numba twin (``<file>_cpu.py``) has the kernel's name and
+takes its arguments in the same order (a pointer is a NumPy array there, a flag an int32 array
+of one); tests/test_kernels.py checks that against the signature. The counters a kernel family
+keeps are a named layout of slots defined in the ``.cu`` (``#define``), read from there by the
+twin and the host alike (CounterLayout).
 """
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 KERNEL_DIR = Path(__file__).resolve().parent
+POINTER, INT64, INT = "P", "q", "i"  # PyCUDA's argument letters
 
-# The arguments that are pointers to device memory, and those that are 64-bit integers; every
-# other one is a C int.
-POINTERS = frozenset({"first", "head", "rev", "res", "excess", "label", "counts", "cancelled",
-                      "active_seen", "active_count", "changed", "queued", "list0", "list1",
-                      "stats", "tail", "length", "sources", "targets", "dist", "tree", "order",
-                      "pool_path", "pool_len", "pool_key", "pool_dev", "pool_state", "found",
-                      "group_dist", "group_mark", "out_path", "out_len", "out_key",
-                      "out_count", "cap", "next_label", "demand", "guard", "busy"})
-INT64 = frozenset({"budget"})
+_SIGNATURE = re.compile(r'extern "C" __global__ void\s+(?:__launch_bounds__\([^)]*\)\s*)?'
+                        r"(\w+)\s*\(([^)]*)\)")
+
+
+def _source(file: str) -> str:
+    """The text of kernels/<file> (``.cu`` unless the name has a suffix)."""
+    return (KERNEL_DIR / (file if "." in file else f"{file}.cu")).read_text()
 
 
 def source_constant(file: str, name: str) -> int:
-    """The value of ``#define NAME value`` in kernels/<file>.cu: a constant the kernel needs
-    at compile time (an unrolled loop's length), defined there alone."""
-    text = (KERNEL_DIR / f"{file}.cu").read_text()
-    return int(re.search(rf"^#define {name} (\d+)\b", text, re.MULTILINE).group(1))
+    """The value of ``#define NAME value`` in kernels/<file>.cu (or the named header): a
+    constant the kernel needs at compile time, defined there alone."""
+    return int(re.search(rf"^#define {name} (\d+)\b", _source(file), re.MULTILINE).group(1))
+
+
+def _argument(text: str) -> tuple[str, str]:
+    """(name, PyCUDA letter) of one C parameter: a pointer, a 64-bit integer or an int."""
+    words = text.replace("*", " * ").split()
+    letter = POINTER if "*" in words else INT64 if "long" in words else INT
+    return words[-1], letter
+
+
+@functools.cache
+def signatures(file: str) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Every ``extern "C" __global__`` function of kernels/<file>.cu: its parameters as
+    (name, PyCUDA letter), in order."""
+    return {name: tuple(_argument(part) for part in parameters.split(","))
+            for name, parameters in _SIGNATURE.findall(_source(file))}
 
 
 @dataclass(frozen=True)
 class Kernel:
     file: str  # kernels/<file>.cu, and the twin in kernels/<file>_cpu.py
     name: str  # the extern "C" __global__ function, and its twin
-    arguments: tuple[str, ...]
-    vertices_per_thread: int = 1  # the launch shape: a thread for this many vertices
-    persistent: bool = False  # the launch shape: a grid of blocks all resident at once
+    vertices_per_thread: int = 1  # the launch shape: a thread for this many items
+    block_per_item: bool = False  # the launch shape: a block of BLOCK threads per item
+    persistent: bool = False  # the launch shape: MIN_BLOCKS blocks per multiprocessor
+
+    @property
+    def parameters(self) -> tuple[tuple[str, str], ...]:
+        return signatures(self.file)[self.name]
+
+    @property
+    def arguments(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.parameters)
 
     @property
     def pycuda_types(self) -> str:
-        """PyCUDA's argument string for ``prepare``: "P" for a pointer, "q" for a 64-bit
-        integer, "i" for an int."""
-        return "".join("P" if argument in POINTERS else "q" if argument in INT64 else "i"
-                       for argument in self.arguments)
+        """PyCUDA's argument string for ``prepare``."""
+        return "".join(letter for _, letter in self.parameters)
 
-    def threads(self, vertices: int) -> int:
-        """The threads a launch over `vertices` vertices runs."""
-        return -(-vertices // self.vertices_per_thread)
+    @property
+    def block(self) -> int | None:
+        """The block size the source fixes (its BLOCK), or None: the device's."""
+        return source_constant(self.file, "BLOCK") if "#define BLOCK " in _source(
+            self.file) else None
+
+    def threads(self, items: int) -> int:
+        """The threads a launch over `items` items runs (the block-per-item shape aside)."""
+        return -(-items // self.vertices_per_thread)
 
 
-_STATE = ("first", "head", "rev", "res", "excess", "label")
+@dataclass(frozen=True)
+class CounterLayout:
+    """A kernel family's counters: result name -> slot, the slots ``#define``d in `file`."""
 
-PUSH_RELABEL = Kernel("push_relabel", "push_relabel_kernel",
-                      ("n", "source", "sink", "cycles", *_STATE, "active_seen", "counts"))
+    file: str
+    slots: tuple[tuple[str, str], ...]  # (result name, the define naming its slot)
+
+    def slot(self, name: str) -> int:
+        return source_constant(self.file, dict(self.slots)[name])
+
+    def read(self, values) -> dict[str, int]:
+        """The result's counters from the counters array."""
+        return {name: int(values[source_constant(self.file, define)])
+                for name, define in self.slots}
+
+    @property
+    def size(self) -> int:
+        return 1 + max(source_constant(self.file, define) for _, define in self.slots)
+
+
+PUSH_RELABEL = Kernel("push_relabel", "push_relabel_kernel")
 SINGLE_LOOP = Kernel("single_loop", "single_loop_kernel",
-                     ("n", "source", "sink", "begin", "end", *_STATE, "counts", "active_count"),
                      vertices_per_thread=source_constant("single_loop", "VERTICES_PER_THREAD"))
-CANCEL_VIOLATIONS = Kernel("global_relabel", "cancel_violations_kernel",
-                           ("n", "source", *_STATE, "cancelled"))
-RESET_LABELS = Kernel("global_relabel", "reset_labels_kernel",
-                      ("n", "source", "sink", "unreached", "label"))
-BFS_LEVEL = Kernel("global_relabel", "bfs_level_kernel",
-                   ("n", "level", "unreached", "first", "head", "rev", "res", "label",
-                    "changed"))
+CANCEL_VIOLATIONS = Kernel("global_relabel", "cancel_violations_kernel")
+RESET_LABELS = Kernel("global_relabel", "reset_labels_kernel")
+BFS_LEVEL = Kernel("global_relabel", "bfs_level_kernel")
+PREFLOW_COUNTS = CounterLayout("common.cuh", (("pushes", "COUNT_PUSHES"),
+                                              ("relabels", "COUNT_RELABELS"),
+                                              ("violations_cancelled", "COUNT_CANCELLED")))
 
-_SYNC_STATE = (*_STATE, "queued", "list0", "list1", "stats")
+GPU_SYNC_RELABEL = Kernel("gpu_sync", "global_relabel_kernel", persistent=True)
+GPU_SYNC_ROUNDS = Kernel("gpu_sync", "rounds_kernel", persistent=True)
+SYNC_COUNTS = CounterLayout("gpu_sync", (("rounds", "ROUND"), ("pushes", "PUSHES"),
+                                         ("relabels", "RELABELS"),
+                                         ("bfs_levels", "BFS_LEVELS")))
 
-GPU_SYNC_RELABEL = Kernel("gpu_sync", "global_relabel_kernel",
-                          ("n", "source", "sink", "width", *_SYNC_STATE), persistent=True)
-GPU_SYNC_ROUNDS = Kernel("gpu_sync", "rounds_kernel",
-                         ("n", "source", "sink", "width", "beta", "budget", "max_rounds",
-                          *_SYNC_STATE), persistent=True)
+KSP_MPS = Kernel("ksp", "mps_kernel", block_per_item=True)
+KSP_YEN = Kernel("ksp", "yen_kernel", block_per_item=True)
 
-_KSP = ("n", "k", "pairs", "groups", "first", "tail", "head", "length", "sources", "targets",
-        "dist", "tree", "order", "pool_path", "pool_len", "pool_key", "pool_dev", "pool_state",
-        "found", "group_dist", "group_mark", "out_path", "out_len", "out_key", "out_count")
-
-KSP_MPS = Kernel("ksp", "mps_kernel", _KSP)
-KSP_YEN = Kernel("ksp", "yen_kernel", _KSP)
-
-_GRAPH = ("first", "head", "rev")
-
-STABILIZING_LABELS = Kernel("self_stabilizing", "labels_kernel",
-                            ("n", "source", "round_number", *_GRAPH, "res", "label",
-                             "next_label", "busy"))
-STABILIZING_GUARDS = Kernel("self_stabilizing", "guards_kernel",
-                            ("n", "source", "sink", "round_number", *_GRAPH, "cap", "res",
-                             "label", "demand", "guard", "busy"))
-STABILIZING_MOVES = Kernel("self_stabilizing", "moves_kernel",
-                           ("n", "sink", "round_number", *_GRAPH, "cap", "res", "label",
-                            "demand", "guard", "stats"))
-
-KERNELS = (PUSH_RELABEL, SINGLE_LOOP, CANCEL_VIOLATIONS, RESET_LABELS, BFS_LEVEL,
-           GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS, KSP_MPS, KSP_YEN, STABILIZING_LABELS,
-           STABILIZING_GUARDS, STABILIZING_MOVES)
+STABILIZING_LABELS = Kernel("self_stabilizing", "labels_kernel")
+STABILIZING_GUARDS = Kernel("self_stabilizing", "guards_kernel")
+STABILIZING_MOVES = Kernel("self_stabilizing", "moves_kernel")
+MOVE_COUNTS = CounterLayout("self_stabilizing", (("reduce_inflow", "MOVES_REDUCE_INFLOW"),
+                                                 ("pulls", "MOVES_PULL"),
+                                                 ("reduce_outflow", "MOVES_REDUCE_OUTFLOW")))

@@ -2,7 +2,7 @@
 // in He & Hong 2010, Program 4 lines 1-8). One thread per vertex in every kernel.
 // Numba twins: global_relabel_cpu.py (same per-vertex steps, same arrays).
 
-#include "common.cuh"  // atomic_add
+#include "common.cuh"  // atomic_add, COUNT_CANCELLED
 
 // Alg. 4.5: push along every residual arc (u, v) with label[u] > label[v] + 1, at most u's
 // excess (the source: the whole residual). The seeds push the whole residual, which leaves a
@@ -10,12 +10,13 @@
 // flow value; an arc left violating is harmless, the BFS that follows sets exact labels.
 // Labels do not change here, and the arcs (u, v) and (v, u) are touched by u's thread alone
 // (both cannot violate); only u's thread lowers e(u), but several threads may move excess
-// into one vertex: excess updates are atomic. Adds the arcs pushed along to *cancelled.
+// into one vertex: excess updates are atomic. Adds the arcs pushed along to
+// counts[COUNT_CANCELLED].
 extern "C" __global__ void cancel_violations_kernel(int n, int source, const int *first,
                                                     const int *head, const int *rev,
                                                     long long *res, long long *excess,
                                                     const int *label,
-                                                    unsigned long long *cancelled)
+                                                    unsigned long long *counts)
 {
     int u = blockIdx.x * blockDim.x + threadIdx.x;
     if (u >= n)
@@ -30,7 +31,7 @@ extern "C" __global__ void cancel_violations_kernel(int n, int source, const int
             res[rev[a]] += delta;
             atomic_add(&excess[u], -delta);
             atomic_add(&excess[head[a]], delta);
-            atomicAdd(cancelled, 1ULL);
+            atomicAdd(&counts[COUNT_CANCELLED], 1ULL);
         }
     }
 }

@@ -7,6 +7,9 @@ cancellation is also the CPU code of He & Hong's global_relabel_cpu (pushrelabel
 import numba
 
 from maxflow_cli.atomics import atomic_add
+from maxflow_cli.kernels.declarations import PREFLOW_COUNTS
+
+CANCELLED = PREFLOW_COUNTS.slot("violations_cancelled")
 
 
 @numba.njit(cache=True)
@@ -48,9 +51,10 @@ def cancel_at(u, first, head, rev, res, excess, label, source, budget):
 
 
 @numba.njit(cache=True)
-def cancel_violations_kernel(n, source, first, head, rev, res, excess, label, cancelled):
-    """Twin of cancel_violations_kernel: cancel_violations, its count added to cancelled[0]."""
-    cancelled[0] += cancel_violations(first, head, rev, res, excess, label, source)
+def cancel_violations_kernel(n, source, first, head, rev, res, excess, label, counts):
+    """Twin of cancel_violations_kernel: cancel_violations, its count added to
+    counts[CANCELLED]."""
+    counts[CANCELLED] += cancel_violations(first, head, rev, res, excess, label, source)
 
 
 @numba.njit(cache=True)

@@ -49,7 +49,7 @@ static __device__ int push_relabel_step(int u, long long e, int h, const int *fi
 }
 
 // Sets *active_seen when some thread found its vertex active; adds the pushes and relabels
-// done to counts[0] and counts[1] (one atomic per warp).
+// done to counts[COUNT_PUSHES] and counts[COUNT_RELABELS] (one atomic per warp).
 extern "C" __global__ void push_relabel_kernel(int n, int source, int sink, int cycles,
                                                const int *first, const int *head,
                                                const int *rev, long long *res,

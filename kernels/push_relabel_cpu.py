@@ -10,9 +10,11 @@ A cycle with no active vertex ends the launch, as nothing can change any more.
 import numba
 import numpy as np
 
+from maxflow_cli.kernels.declarations import PREFLOW_COUNTS
 from maxflow_cli.pushrelabel.relabel import lowest_neighbour
 
 RELABELED, WAITING = -1, -2
+PUSHES, RELABELS = PREFLOW_COUNTS.slot("pushes"), PREFLOW_COUNTS.slot("relabels")
 
 
 @numba.njit(cache=True)
@@ -39,7 +41,7 @@ def push_relabel_step(u, e, h, first, head, rev, res, excess, label):
 def push_relabel_kernel(n, source, sink, cycles, first, head, rev, res, excess, label,
                         active_seen, counts):
     """Twin of push_relabel_kernel: `cycles` iterations of every thread but the source's and
-    the sink's. Adds the pushes and relabels to counts[0] and counts[1]; sets active_seen[0]
+    the sink's. Adds the pushes and relabels to their counts; sets active_seen[0]
     when an active vertex was seen."""
     current = np.empty(n, np.int32)
     following = np.empty(n, np.int32)
@@ -64,10 +66,10 @@ def push_relabel_kernel(n, source, sink, cycles, first, head, rev, res, excess, 
             if arc == WAITING:
                 continue
             if arc == RELABELED:
-                counts[1] += 1
+                counts[RELABELS] += 1
                 v = u
             else:
-                counts[0] += 1
+                counts[PUSHES] += 1
                 v = head[arc]
             for w in (u, v):  # the vertices that can be active in the next cycle
                 if queued_for[w] <= cycle:

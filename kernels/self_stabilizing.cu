@@ -24,7 +24,13 @@
 #define PULL 2            // S3
 #define REDUCE_OUTFLOW 3  // S4
 
-// stats[guard - 1] (64-bit) counts the arcs that moves of S2, S3 and S4 changed.
+// stats[guard - 1] (64-bit) counts the arcs that moves of S2, S3 and S4 changed: its slots
+// (declarations.MOVE_COUNTS reads them).
+#define MOVES_REDUCE_INFLOW 0
+#define MOVES_PULL 1
+#define MOVES_REDUCE_OUTFLOW 2
+static_assert(MOVES_REDUCE_INFLOW == REDUCE_INFLOW - 1 && MOVES_PULL == PULL - 1 &&
+              MOVES_REDUCE_OUTFLOW == REDUCE_OUTFLOW - 1, "a guard's moves count in its slot");
 
 typedef unsigned long long u64;
 

@@ -65,7 +65,7 @@ static __device__ unsigned int discharge(int u, int n, const int *first, const i
 }
 
 // Discharges the vertices of [begin, end) but the source and the sink; adds the pushes and
-// relabels to counts[0] and counts[1], and the vertices found active to *active_count (one
+// relabels to counts[COUNT_PUSHES] and counts[COUNT_RELABELS], and the vertices found active to *active_count (one
 // atomic each per warp).
 extern "C" __global__ void single_loop_kernel(int n, int source, int sink, int begin, int end,
                                               const int *first, const int *head,

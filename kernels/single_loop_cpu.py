@@ -8,7 +8,10 @@ it until the next launch, as on the GPU.
 
 import numba
 
+from maxflow_cli.kernels.declarations import PREFLOW_COUNTS
 from maxflow_cli.limits import INT32_MAX
+
+PUSHES, RELABELS = PREFLOW_COUNTS.slot("pushes"), PREFLOW_COUNTS.slot("relabels")
 
 
 @numba.njit(cache=True)
@@ -39,7 +42,7 @@ def discharge(u, n, first, head, rev, res, excess, label, counts):
                 excess[u] -= delta
                 e -= delta
                 r -= delta
-                counts[0] += 1
+                counts[PUSHES] += 1
             if r > 0 and h_v < lowest:
                 lowest = h_v
         if e <= 0:
@@ -47,14 +50,14 @@ def discharge(u, n, first, head, rev, res, excess, label, counts):
         if lowest >= n:
             return 1
         label[u] = lowest + 1
-        counts[1] += 1
+        counts[RELABELS] += 1
 
 
 @numba.njit(cache=True)
 def single_loop_kernel(n, source, sink, begin, end, first, head, rev, res, excess, label,
                        counts, active_count):
     """Twin of single_loop_kernel on the vertices of [begin, end) but the source and the sink;
-    adds the pushes and relabels to counts[0] and counts[1], and the vertices found active to
+    adds the pushes and relabels to their counts, and the vertices found active to
     active_count[0]."""
     for u in range(begin, end):
         if u != source and u != sink:

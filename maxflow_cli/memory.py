@@ -109,7 +109,7 @@ def peak_rss(path: str = STATUS) -> int:
 
 class GpuTracker:
     """The bytes of GPU memory our code holds: the kernels' allocation helper
-    (kernels.devices.GpuMemory) adds what it asks the driver for and subtracts what it frees.
+    (kernels.devices.GpuDevice) adds what it asks the driver for and subtracts what it frees.
     ``peak`` is the most held at once since ``reset``; None when no GPU memory was held since
     then (no GPU ran). The CUDA context, the kernels' code and the driver's own memory are not
     counted."""

@@ -6,7 +6,7 @@ import pytest
 from test_devices import FakeDriver, FakeMemoryError, _graph, driver  # noqa: F401 (a fixture)
 
 from maxflow_cli.errors import MaxflowError
-from maxflow_cli.kernels import devices
+from maxflow_cli.kernels.preflow import PreflowKernels, device_bytes
 from maxflow_cli.memory import GPU
 
 
@@ -38,10 +38,10 @@ def test_a_gpu_device_counts_what_it_allocates_and_frees(driver):  # noqa: F811
     graph = _graph()
     held = GPU.current
     GPU.reset()
-    device = devices.open_device("gpu", graph, 32)
-    assert GPU.current - held == devices.device_bytes(graph)
+    device = PreflowKernels("gpu", graph, 32)
+    assert GPU.current - held == device_bytes(graph)
     device.close()
-    assert GPU.current == held and GPU.peak == held + devices.device_bytes(graph)
+    assert GPU.current == held and GPU.peak == held + device_bytes(graph)
 
 
 def test_a_device_that_fails_to_open_gives_back_what_it_counted(driver):  # noqa: F811
@@ -49,11 +49,11 @@ def test_a_device_that_fails_to_open_gives_back_what_it_counted(driver):  # noqa
     held = GPU.current
     GPU.reset()
     with pytest.raises(MaxflowError, match="GPU out of memory"):
-        devices.open_device("gpu", _graph(), 32)
+        PreflowKernels("gpu", _graph(), 32)
     assert GPU.current == held and GPU.peak > held  # four arrays were held, then freed
 
 
 def test_the_cpu_twin_holds_no_gpu_memory():
     GPU.reset()
-    devices.open_device("cpu", _graph(), 32).close()
+    PreflowKernels("cpu", _graph(), 32).close()
     assert GPU.peak == (GPU.current or None)

@@ -1,6 +1,6 @@
-"""kernels.devices without a GPU: a driver error while a GpuDevice opens (out of memory, say)
-frees what it allocated and becomes a one-line MaxflowError, simulated with a stand-in for
-pycuda.driver."""
+"""kernels.devices without a GPU: a driver error while a GpuDevice allocates (out of memory,
+say) frees what it allocated and becomes a one-line MaxflowError, simulated with a stand-in
+for pycuda.driver; the layouts' byte counts."""
 
 import sys
 import types
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from maxflow_cli.errors import MaxflowError
-from maxflow_cli.kernels import devices
+from maxflow_cli.kernels import devices, preflow
 from maxflow_cli.network import Network
 from maxflow_cli.registry import SolveOptions, solvers
 from maxflow_cli.residual import build_residual
@@ -59,6 +59,9 @@ class FakeDriver(types.ModuleType):
     def memcpy_htod(self, allocation, array):
         pass
 
+    def memset_d32_async(self, allocation, value, words):
+        pass
+
     def pagelocked_empty(self, length, dtype):
         raise AssertionError("not reached: the allocations fail first")
 
@@ -76,7 +79,8 @@ def driver(monkeypatch):
         package.driver = fake
         monkeypatch.setitem(sys.modules, "pycuda", package)
         monkeypatch.setitem(sys.modules, "pycuda.driver", fake)
-        monkeypatch.setattr(devices, "load", lambda name: FakeModule())
+        monkeypatch.setitem(sys.modules, "pycuda.autoprimaryctx", types.ModuleType("ctx"))
+        monkeypatch.setattr(devices, "load", lambda name, defines=(): FakeModule())
         return fake
     return install
 
@@ -89,10 +93,10 @@ def test_out_of_memory_frees_what_was_allocated(driver):
     fake = driver(4, FakeMemoryError("cuMemAlloc failed: out of memory"))  # first, head, rev, res
     graph = _graph()
     with pytest.raises(MaxflowError) as raised:
-        devices.open_device("gpu", graph, 32)
+        preflow.PreflowKernels("gpu", graph, 32)
     message = str(raised.value)
     assert message == (f"GPU out of memory: the instance needs about "
-                       f"{-(-devices.device_bytes(graph) // 10**6)} MB of GPU memory "
+                       f"{-(-preflow.device_bytes(graph) // 10**6)} MB of GPU memory "
                        "(cuMemAlloc failed: out of memory)")
     assert "\n" not in message and not isinstance(raised.value, MemoryError)
     assert fake.live == [] and len(fake.freed) == 4  # all four freed
@@ -101,7 +105,7 @@ def test_out_of_memory_frees_what_was_allocated(driver):
 def test_other_driver_errors_carry_the_drivers_message(driver):
     fake = driver(0, FakeError("cuMemAlloc failed: invalid context\nmore detail"))
     with pytest.raises(MaxflowError, match=r"^GPU error: cuMemAlloc failed: invalid context$"):
-        devices.open_device("gpu", _graph(), 32)
+        preflow.PreflowKernels("gpu", _graph(), 32)
     assert fake.live == []
 
 
@@ -115,8 +119,28 @@ def test_the_solvers_report_it_as_one_line(driver, monkeypatch):
             spec.solve(graph, spec.resolve(SolveOptions(device="gpu")))
 
 
-def test_device_bytes_counts_graph_and_state():
+def test_device_bytes_counts_graph_state_counts_and_flags():
     graph = _graph()
     arcs = graph.head.shape[0]
-    assert devices.device_bytes(graph) == (np.dtype(np.int32).itemsize * (graph.n + 1 + 2 * arcs)
-                                           + 8 * arcs + 8 * graph.n + 4 * graph.n + 24 + 4)
+    assert preflow.device_bytes(graph) == (np.dtype(np.int32).itemsize * (graph.n + 1 + 2 * arcs)
+                                           + 8 * arcs + 8 * graph.n + 4 * graph.n + 3 * 8
+                                           + 3 * 4)
+
+
+def test_a_layout_counts_a_byte_for_an_empty_buffer():
+    assert devices.layout_bytes({"a": (3, np.int64), "b": (0, np.int32)}) == 25
+
+
+def test_the_twin_launches_by_name_and_copies_in_and_out():
+    """A launch takes each argument from the scalars, the constants or the buffers, by name;
+    uploads and downloads copy a prefix, so a batch may use the start of a buffer."""
+    graph = build_residual(Network.from_arcs(3, 0, 2, [(0, 1, 4), (1, 2, 3)]))
+    kernels = preflow.PreflowKernels("cpu", graph, 32)
+    kernels.to_device("res", graph.cap)
+    assert kernels.bfs_level(0, 6) is False  # every label is 0 but none is unreached (6)
+    kernels.reset_labels(6)
+    assert kernels.bfs_level(0, 6) is True
+    label = kernels.to_host("label", np.empty(3, np.int32))
+    assert label.tolist() == [3, 1, 0]
+    assert kernels.counters()["kernel_launches"] == 3
+    assert kernels.to_host("label", np.empty(2, np.int32)).tolist() == [3, 1]

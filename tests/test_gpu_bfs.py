@@ -11,7 +11,7 @@ from test_solvers import networks
 
 from maxflow_cli import generators
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.kernels.devices import TwinDevice
+from maxflow_cli.kernels.preflow import PreflowKernels
 from maxflow_cli.pushrelabel.relabel import reverse_bfs, saturate_source_arcs
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers.gpu_bfs import global_relabel_gpu
@@ -62,7 +62,7 @@ def test_global_relabel_labels_by_distance_to_sink_then_source():
     res = graph.cap // rng.integers(1, 3, graph.cap.shape[0])  # some arcs saturated
     saturate_source_arcs(graph.first, graph.head, graph.rev, res, np.zeros(graph.n, np.int64),
                          graph.source)  # the source cannot reach the sink
-    device = TwinDevice(graph)
+    device = PreflowKernels("cpu", graph, 32)
     device.to_device("res", res)
     device.to_device("label", np.full(graph.n, 1, np.int32))  # no violations to cancel
     levels = global_relabel_gpu(device, graph.n)

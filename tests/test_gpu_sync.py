@@ -7,7 +7,7 @@ import pytest
 
 from maxflow_cli import generators, kernels
 from maxflow_cli.kernels import gpu_sync_cpu
-from maxflow_cli.kernels.gpu_sync import open_sync_device, residual_type
+from maxflow_cli.kernels.gpu_sync import SyncKernels, residual_type
 from maxflow_cli.network import Network
 from maxflow_cli.pushrelabel.relabel import initialize_preflow, reverse_bfs
 from maxflow_cli.residual import build_residual
@@ -19,7 +19,7 @@ def _open(kind, graph):
     if kind == "gpu" and kernels.gpu_unavailable():
         pytest.skip(kernels.gpu_unavailable())
     res, excess, _, _ = initialize_preflow(graph, res_type=residual_type(graph))
-    return open_sync_device(kind, graph, res, excess), res, excess
+    return SyncKernels(kind, graph, res, excess), res, excess
 
 
 def test_residuals_are_32_bit_only_where_every_residual_fits():

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from maxflow_cli import generators, kernels
-from maxflow_cli.kernels import push_relabel_cpu
-from maxflow_cli.kernels.declarations import KERNELS, POINTERS
-from maxflow_cli.kernels.devices import STATE_TYPES, GpuDevice, TwinDevice
+from maxflow_cli.kernels import declarations, push_relabel_cpu
+from maxflow_cli.kernels.declarations import Kernel
+from maxflow_cli.kernels.preflow import STATE_TYPES, PreflowKernels
 from maxflow_cli.network import Network
 from maxflow_cli.pushrelabel.relabel import reverse_bfs, saturate_source_arcs
 from maxflow_cli.residual import build_residual
@@ -33,14 +33,17 @@ def test_every_kernel_builds_with_nvcc(source, tmp_path):
 
 
 LAUNCH_BOUNDS = r"(?:__launch_bounds__\([^)]*\)\s*)?"
+KERNELS = [value for value in vars(declarations).values() if isinstance(value, Kernel)]
 
 
 def _cu_parameters(kernel):
-    """The parameters of the kernel's extern "C" __global__ function: (name, is a pointer)."""
+    """The parameters of the kernel's extern "C" __global__ function: (name, PyCUDA's letter:
+    P a pointer, q a long long, i an int)."""
     source = (kernels.KERNEL_DIR / f"{kernel.file}.cu").read_text()
     match = re.search(rf"__global__ void {LAUNCH_BOUNDS}{kernel.name}\(([^)]*)\)", source)
     assert match, f"{kernel.name} is not in {kernel.file}.cu"
-    return [(re.findall(r"\w+", parameter)[-1], "*" in parameter)
+    return [(re.findall(r"\w+", parameter)[-1],
+             "P" if "*" in parameter else "q" if "long long" in parameter else "i")
             for parameter in match.group(1).split(",")]
 
 
@@ -48,7 +51,7 @@ def _cu_parameters(kernel):
 def test_declaration_matches_the_cu_signature_and_the_twin(kernel):
     parameters = _cu_parameters(kernel)
     assert [name for name, _ in parameters] == list(kernel.arguments)
-    assert all(pointer == (name in POINTERS) for name, pointer in parameters)
+    assert "".join(letter for _, letter in parameters) == kernel.pycuda_types
     twin = getattr(importlib.import_module(f"maxflow_cli.kernels.{kernel.file}_cpu"),
                    kernel.name)
     assert tuple(inspect.signature(twin.py_func).parameters) == kernel.arguments
@@ -117,7 +120,7 @@ def _run(device, state, operation, *args):
 
 def test_twin_bfs_levels_give_exact_distances():
     graph, state = _state(1)
-    device = TwinDevice(graph)
+    device = PreflowKernels("cpu", graph, 32)
     n = graph.n
     device.to_device("res", state["res"])
     device.reset_labels(2 * n)
@@ -136,13 +139,14 @@ def test_twin_bfs_levels_give_exact_distances():
 
 @pytest.fixture
 def devices():
-    """A GpuDevice and a TwinDevice on one graph and state (skips without a usable GPU)."""
+    """The kernels on the GPU and their twins on one graph and state (skips without a usable
+    GPU)."""
     reason = kernels.gpu_unavailable()
     if reason:
         pytest.skip(reason)
     graph, state = _state(7)
-    gpu = GpuDevice(graph, 32)
-    yield gpu, TwinDevice(graph), graph, state
+    gpu = PreflowKernels("gpu", graph, 32)
+    yield gpu, PreflowKernels("cpu", graph, 32), graph, state
     gpu.close()
 
 
@@ -182,9 +186,9 @@ def test_cancel_violations_leaves_no_deficit(device_kind):
         reason = kernels.gpu_unavailable()
         if reason:
             pytest.skip(reason)
-        device = GpuDevice(graph, 32)
+        device = PreflowKernels("gpu", graph, 32)
     else:
-        device = TwinDevice(graph)
+        device = PreflowKernels("cpu", graph, 32)
     try:
         _, after = _run(device, state, "cancel_violations")
     finally:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from maxflow_cli import kernels
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.kernels.ksp import BLOCK, groups_for, open_ksp_device
+from maxflow_cli.kernels.ksp import BLOCK, KspKernels, groups_for
 from maxflow_cli.paths.graph import PathGraph, sndlib_graph
 from maxflow_cli.paths.search import SHARES, all_pairs, rank_paths
 
@@ -18,7 +18,7 @@ from maxflow_cli.paths.search import SHARES, all_pairs, rank_paths
 def _search(kind, graph, k, algorithm, share, sources, targets):
     if kind == "gpu" and kernels.gpu_unavailable():
         pytest.skip(kernels.gpu_unavailable())
-    device = open_ksp_device(kind, graph, k, algorithm, share)
+    device = KspKernels(kind, graph, k, algorithm, share)
     try:
         return device.search(sources, targets)
     finally:
@@ -64,14 +64,14 @@ def test_twins_rank_the_keys_of_the_reference_yen(algorithm, graph, k, share):
 def test_a_pool_larger_than_the_scratch_is_refused_with_a_way_out():
     graph = PathGraph.from_arcs(3000, range(2999), range(1, 3000), [1] * 2999)
     with pytest.raises(ParameterError, match="--algorithm yen --device cpu"):
-        open_ksp_device("cpu", graph, 100, "mps", 1.0)
+        KspKernels("cpu", graph, 100, "mps", 1.0)
 
 
 def test_twin_batches_give_what_one_batch_gives(monkeypatch):
     graph = sndlib_graph("abilene")
     sources, targets = all_pairs(graph.n)
     whole = _search("cpu", graph, 30, "mps", 1.0, sources, targets)
-    one_pair = open_ksp_device("cpu", graph, 30, "mps", 1.0).pair_bytes
+    one_pair = KspKernels("cpu", graph, 30, "mps", 1.0).pair_bytes
     monkeypatch.setattr(kernels.ksp, "TWIN_SCRATCH_BYTES", one_pair)  # a pair per batch
     for pair in (0, 7, sources.shape[0] - 1):
         one = _search("cpu", graph, 30, "mps", 1.0, sources[pair:pair + 1],

@@ -8,7 +8,7 @@ from test_cuda import DEVICES, FAMILY_CASES
 from test_hybrid import assert_valid_preflow, hybrid_results, resolved
 
 from maxflow_cli import generators
-from maxflow_cli.kernels.devices import open_device, quarters
+from maxflow_cli.kernels.preflow import PreflowKernels, quarters
 from maxflow_cli.network import Network
 from maxflow_cli.pushrelabel.highest_label import hipr_initialize
 from maxflow_cli.pushrelabel.parallel_relabel import Workspace
@@ -76,7 +76,7 @@ def _opened_on_initial_state(device):
         np.empty(graph.n, np.int32)
     hipr_initialize(graph.first, graph.head, graph.rev, res, excess, label, graph.source,
                     graph.sink)
-    opened = open_device(resolved("openmp-cuda", device).device, graph, 64)
+    opened = PreflowKernels(resolved("openmp-cuda", device).device, graph, 64)
     for name, host in (("res", res), ("excess", excess), ("label", label)):
         opened.to_device(name, host)
     return graph, opened, (res, excess, label)

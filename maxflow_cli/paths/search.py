@@ -84,7 +84,7 @@ def rank_paths(graph: PathGraph, sources, targets, k: int, algorithm: str = "mps
                   out["out_path"], out["out_len"], out["out_key"], out["out_count"])
         seconds = {"search": time.perf_counter() - started}
     else:
-        searcher = ksp.open_ksp_device(device, graph, k, algorithm, share, sources.shape[0])
+        searcher = ksp.KspKernels(device, graph, k, algorithm, share, sources.shape[0])
         try:
             started = time.perf_counter()
             out = searcher.search(sources, targets)

@@ -7,7 +7,7 @@ import time
 import numba
 import numpy as np
 
-from maxflow_cli.kernels.devices import open_device
+from maxflow_cli.kernels.preflow import PreflowKernels
 from maxflow_cli.pushrelabel.highest_label import (
     COUNTER_NAMES,
     PUSHES,
@@ -32,7 +32,8 @@ class DevicePreflow:
 
     def __init__(self, graph: ResidualGraph, options):
         self.graph, self.params = graph, options.params
-        self.device = device = open_device(options.device, graph, options.params["block_size"])
+        self.device = device = PreflowKernels(options.device, graph,
+                                              options.params["block_size"])
         try:
             self.res, self.excess, self.label, total = initialize_preflow(graph,
                                                                           device.host_array)

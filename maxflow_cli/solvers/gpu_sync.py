@@ -18,7 +18,8 @@ import time
 import numpy as np
 
 from maxflow_cli.kernels import gpu_sync_cpu
-from maxflow_cli.kernels.gpu_sync import open_sync_device, residual_type
+from maxflow_cli.kernels.declarations import SYNC_COUNTS
+from maxflow_cli.kernels.gpu_sync import SyncKernels, residual_type
 from maxflow_cli.pushrelabel.highest_label import timed_stage_two
 from maxflow_cli.pushrelabel.relabel import initialize_preflow
 from maxflow_cli.registry import Parameter, SolveOptions, register_with_kernels
@@ -37,7 +38,7 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     frequency = params["global_update_frequency"]
     budget = int((params["alpha"] * graph.n + graph.m) / frequency) if frequency > 0 \
         else 2**62
-    device = open_sync_device(options.device, graph, res, excess, params["group_size"])
+    device = SyncKernels(options.device, graph, res, excess, params["group_size"])
     try:
         relabels = 1
         stats = device.global_relabel()
@@ -58,10 +59,7 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     res = res.astype(np.int64)
     if options.want_flow:
         timed_stage_two(graph, res, excess, times)
-    counters = {"rounds": int(stats[gpu_sync_cpu.ROUND]), "global_relabels": relabels,
-                "pushes": int(stats[gpu_sync_cpu.PUSHES]),
-                "relabels": int(stats[gpu_sync_cpu.RELABELS]),
-                "bfs_levels": int(stats[gpu_sync_cpu.BFS_LEVELS])}
+    counters = SYNC_COUNTS.read(stats) | {"global_relabels": relabels}
     return SolveResult("gpu-sync", flow_value, res, options.want_flow, times,
                        counters, trace)
 

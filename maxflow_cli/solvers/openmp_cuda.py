@@ -32,7 +32,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from maxflow_cli.kernels.devices import SINGLE_LOOP_STREAMS
+from maxflow_cli.kernels.preflow import SINGLE_LOOP_STREAMS
 from maxflow_cli.pushrelabel.parallel_relabel import Workspace, parallel_reverse_bfs, threads_in_use
 from maxflow_cli.pushrelabel.rounds import HandOver
 from maxflow_cli.registry import (

@@ -48,7 +48,7 @@ import time
 import numpy as np
 
 from maxflow_cli.errors import MaxflowError
-from maxflow_cli.kernels.self_stabilizing import BATCH, open_stabilizing_device
+from maxflow_cli.kernels.self_stabilizing import BATCH, StabilizingKernels
 from maxflow_cli.registry import SolveOptions, cycles_parameter, register_with_kernels
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
@@ -58,7 +58,7 @@ def solve_self_stabilizing(graph: ResidualGraph, options: SolveOptions) -> Solve
     """Batches of rounds until a round in which no label changes and no guard holds."""
     max_rounds = options.params["max_rounds"]
     started = time.perf_counter()
-    device = open_stabilizing_device(options.device, graph)
+    device = StabilizingKernels(options.device, graph)
     try:
         rounds = 0
         while True:
@@ -81,8 +81,7 @@ def solve_self_stabilizing(graph: ResidualGraph, options: SolveOptions) -> Solve
         device.close()
     sink_arcs = slice(graph.first[graph.sink], graph.first[graph.sink + 1])
     flow_value = sum((res[sink_arcs] - graph.cap[sink_arcs]).tolist())
-    counters = {"rounds": rounds, "reduce_inflow": int(moves[0]), "pulls": int(moves[1]),
-                "reduce_outflow": int(moves[2])}
+    counters = {"rounds": rounds} | moves
     # a fixpoint is a flow already: with want_flow there is no second stage to run
     return SolveResult("self-stabilizing", flow_value, res, options.want_flow, times, counters)
 
