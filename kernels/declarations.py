@@ -102,25 +102,24 @@ class CounterLayout:
 PUSH_RELABEL = Kernel("push_relabel", "push_relabel_kernel")
 SINGLE_LOOP = Kernel("single_loop", "single_loop_kernel",
                      vertices_per_thread=source_constant("single_loop", "VERTICES_PER_THREAD"))
-CANCEL_VIOLATIONS = Kernel("global_relabel", "cancel_violations_kernel")
-RESET_LABELS = Kernel("global_relabel", "reset_labels_kernel")
-BFS_LEVEL = Kernel("global_relabel", "bfs_level_kernel")
-PREFLOW_COUNTS = CounterLayout("common.cuh", (("pushes", "COUNT_PUSHES"),
-                                              ("relabels", "COUNT_RELABELS"),
-                                              ("violations_cancelled", "COUNT_CANCELLED")))
+CANCEL_VIOLATIONS, RESET_LABELS, BFS_LEVEL = (
+    Kernel("global_relabel", f"{step}_kernel")
+    for step in ("cancel_violations", "reset_labels", "bfs_level"))
+PREFLOW_COUNTS = CounterLayout("common.cuh", (
+    ("pushes", "COUNT_PUSHES"), ("relabels", "COUNT_RELABELS"),
+    ("violations_cancelled", "COUNT_CANCELLED")))
 
 GPU_SYNC_RELABEL = Kernel("gpu_sync", "global_relabel_kernel", persistent=True)
 GPU_SYNC_ROUNDS = Kernel("gpu_sync", "rounds_kernel", persistent=True)
-SYNC_COUNTS = CounterLayout("gpu_sync", (("rounds", "ROUND"), ("pushes", "PUSHES"),
-                                         ("relabels", "RELABELS"),
-                                         ("bfs_levels", "BFS_LEVELS")))
+SYNC_COUNTS = CounterLayout("gpu_sync", (("rounds", "ROUND"),) + tuple(
+    (name, name.upper()) for name in ("pushes", "relabels", "bfs_levels")))
 
-KSP_MPS = Kernel("ksp", "mps_kernel", block_per_item=True)
-KSP_YEN = Kernel("ksp", "yen_kernel", block_per_item=True)
+KSP_MPS, KSP_YEN = (Kernel("ksp", f"{algorithm}_kernel", block_per_item=True)
+                    for algorithm in ("mps", "yen"))
 
-STABILIZING_LABELS = Kernel("self_stabilizing", "labels_kernel")
-STABILIZING_GUARDS = Kernel("self_stabilizing", "guards_kernel")
-STABILIZING_MOVES = Kernel("self_stabilizing", "moves_kernel")
-MOVE_COUNTS = CounterLayout("self_stabilizing", (("reduce_inflow", "MOVES_REDUCE_INFLOW"),
-                                                 ("pulls", "MOVES_PULL"),
-                                                 ("reduce_outflow", "MOVES_REDUCE_OUTFLOW")))
+STABILIZING_LABELS, STABILIZING_GUARDS, STABILIZING_MOVES = (
+    Kernel("self_stabilizing", f"{step}_kernel") for step in ("labels", "guards", "moves"))
+MOVE_COUNTS = CounterLayout("self_stabilizing", tuple(
+    (name, f"MOVES_{define}") for name, define in (
+        ("reduce_inflow", "REDUCE_INFLOW"), ("pulls", "PULL"),
+        ("reduce_outflow", "REDUCE_OUTFLOW"))))
