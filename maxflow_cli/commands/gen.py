@@ -4,9 +4,13 @@ The family subcommands, their options and the help are built from the generator 
 (``maxflow_cli.generators``), so a family's parameters and limits are declared once.
 """
 
+import sys
+
 import click
+from rich.table import Table
 
 from maxflow_cli import memory
+from maxflow_cli.bench.report import console_for
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.generators import FAMILIES, PRESETS, Family, Parameter, preset
 from maxflow_cli.generators.family import DEFAULT_SEED
@@ -99,24 +103,20 @@ class GenGroup(click.Group):
 
 
 def _list_presets() -> None:
-    """One line per preset: name, family, parameters, vertices, arcs, approximate file size."""
-    header = ("preset", "family", "parameters", "vertices", "arcs", "file size")
-    rows = [header]
+    """One row per preset: name, family, parameters, vertices, arcs, approximate file size."""
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in ("preset", "family", "parameters"):
+        table.add_column(column)
+    for column in ("vertices", "arcs", "file size"):
+        table.add_column(column, justify="right")
     for item in PRESETS.values():
         n, m, approximate = item.size()
         family = FAMILIES[item.family]
         parameters = " ".join(f"--{p.name} {p.show(item.params[p.name])}"
                               for p in family.parameters if p.name in item.params)
-        rows.append(
-            (item.name, item.family, parameters, f"{n:,}", f"{m:,}", f"~{human_bytes(approximate)}")
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    for row in rows:
-        cells = [
-            cell.ljust(width) if i < 3 else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(row, widths))
-        ]
-        click.echo("  ".join(cells))
+        table.add_row(item.name, item.family, parameters, f"{n:,}", f"{m:,}",
+                      f"~{human_bytes(approximate)}")
+    console_for(sys.stdout).print(table)
 
 
 @click.group("gen", cls=GenGroup, invoke_without_command=True)
