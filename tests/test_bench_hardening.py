@@ -5,9 +5,11 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -70,6 +72,58 @@ def test_an_output_not_yet_there_is_no_input(tmp_path):
     result = bench(str(DATA / "clrs.max"), *FAST, "--solvers", "hipr", "--json",
                    str(tmp_path / "new.json"))
     assert result.exit_code == 0, result.output
+
+
+# 3: a signal, or our end, ends an external program's whole process group
+
+
+def marked_processes(marker: bytes) -> dict[int, bytes]:
+    """The live processes whose environment holds ``marker``: pid -> command name."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                found[int(entry.name)] = (entry / "comm").read_bytes().strip()
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_a_signal_ends_the_external_programs_group_with_us(signum):
+    """The program (a shell) and what it started (two sleeps) end with us at once, even where
+    SIGKILL leaves us no time to end them (issue 27, item 3: the group was orphaned)."""
+    marker = f"MAXFLOW_TEST_GROUP={os.getpid()}-{time.monotonic_ns()}"
+    command = "h=sh -c 'sleep 1000 & sleep 1000; wait'"
+    job = subprocess.Popen([sys.executable, "-m", "maxflow_cli", "bench", str(DATA / "clrs.max"),
+                            "--solvers", "hipr", "--min-time", "0", "--repeat", "1",
+                            "--external", command],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=os.environ | dict([marker.split("=")]), start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while list(marked_processes(marker.encode()).values()).count(b"sleep") < 2:
+            assert job.poll() is None, job.communicate()
+            assert time.monotonic() < deadline, "the program never started"
+            time.sleep(0.02)
+        job.send_signal(signum)
+        started = time.monotonic()
+        _, errors = job.communicate(timeout=60)
+        waited = time.monotonic() - started
+        while marked_processes(marker.encode()) and time.monotonic() < started + 5:
+            time.sleep(0.02)  # SIGKILL: the guardian ends the group once the kernel tells it
+        left = marked_processes(marker.encode())
+    finally:
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == {}, f"still running after we ended: {left}"
+    if signum != signal.SIGKILL:
+        word = "interrupted" if signum == signal.SIGINT else "terminated"
+        assert (job.returncode, errors.splitlines()[-1]) == (128 + signum,
+                                                             f"maxflow: error: {word}")
+        assert waited < 10
 
 
 # 4: compare reads regular files of a bounded size

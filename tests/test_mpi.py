@@ -197,6 +197,44 @@ def test_a_rank_that_dies_ends_the_job_with_one_line(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("maxflow: error: mpi: 3 ranks failed"), errors
 
 
+def _marked_processes(marker):
+    """The processes (mpiexec, its proxies and ranks) whose environment holds `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_ends_mpiexec_and_its_ranks_before_we_exit(tmp_path, signum):
+    """Issue 27, item 7: we exited at once while mpiexec and its ranks ran on for seconds."""
+    instance = tmp_path / "rlg.max"
+    _run([*MAXFLOW, "gen", "--preset", "washington-rlg-long-128x192", "-o", str(instance)])
+    marker = f"MAXFLOW_TEST_JOB={os.getpid()}-{time.monotonic_ns()}"
+    job = subprocess.Popen([*MAXFLOW, "solve", str(instance), "--solver", "mpi", "--ranks", "2"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True, env=os.environ | dict([marker.split("=")]))
+    try:
+        deadline = time.monotonic() + 120
+        while set(_rank_processes(marker.encode())) != {0, 1}:
+            assert job.poll() is None, "the job ended before the ranks could be seen"
+            assert time.monotonic() < deadline, "the ranks never started"
+            time.sleep(0.02)
+        job.send_signal(signum)
+        _, errors = job.communicate(timeout=60)
+        left = _marked_processes(marker.encode())
+    finally:
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+    word = "interrupted" if signum == signal.SIGINT else "terminated"
+    assert (job.returncode, errors) == (128 + signum, f"maxflow: error: {word}\n")
+    assert left == [], f"still running after we exited: {left}"
+
+
 def test_a_launch_that_outlasts_its_timeout_is_ended():
     network = read_network(str(INSTANCES[0][0]))[0]
     with pytest.raises(RanksFailed, match="did not finish within"):
