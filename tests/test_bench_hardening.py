@@ -19,8 +19,11 @@ from test_bench_external import program, run_once
 from maxflow_cli.bench import report, results
 from maxflow_cli.bench.external import RunFailed
 from maxflow_cli.bench.instances import parse_instance
+from maxflow_cli.bench.runner import choose_solvers, default_solvers
 from maxflow_cli.cli import main
 from maxflow_cli.errors import InputError, ParameterError
+from maxflow_cli.kernels import devices
+from maxflow_cli.registry import solvers
 
 TINY = "genrmf:a=3,b=4,seed=1..2"
 FAST = ("--repeat", "2", "--warmup", "0", "--min-time", "0")
@@ -259,6 +262,35 @@ def test_a_bad_cut_time_is_a_problem_row_and_exit_1(tmp_path):
                    f"x={solver}", "--json", str(out))
     assert result.exit_code == 1 and "cut time that is not a finite number" in result.output
     json.loads(out.read_text(), parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))
+
+
+# 14: a GPU solver runs on the GPU; its CPU twin only where named
+
+
+GPU_SOLVERS = [name for name, spec in solvers().items() if "gpu" in spec.devices]
+
+
+@pytest.mark.parametrize("name", GPU_SOLVERS)
+def test_a_gpu_solver_without_a_gpu_is_refused_unless_its_twin_is_named(monkeypatch, name):
+    """Issue 27, item 14: `bench --solvers gpu-sync` ran gpu-sync@cpu on a GPU-less machine."""
+    monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
+    result = bench(str(DATA / "clrs.max"), *FAST, "--solvers", name)
+    one_error_line(result, f"solver '{name}' cannot run here: no NVIDIA driver: test; "
+                           f"{name}@cpu runs its CPU twin")
+    result = bench(str(DATA / "clrs.max"), *FAST, "--solvers", f"{name}@cpu")
+    assert result.exit_code == 0 and f"{name}@cpu" in result.output, result.output
+
+
+@pytest.mark.parametrize("missing", [None, "PyCUDA is not installed: test"])
+def test_the_default_solvers_hold_gpu_solvers_only_where_a_gpu_can_run(monkeypatch, missing):
+    monkeypatch.setattr(devices, "gpu_unavailable", lambda: missing)
+    names = default_solvers()
+    listed = {name for name in GPU_SOLVERS if solvers()[name].in_default_bench}
+    assert listed and (listed <= set(names) if missing is None else not listed & set(names))
+    assert {"hipr", "hipr-forward", "lockfree"} <= set(names)
+    if missing is None:  # the GPU is the device the configuration names: no "@cpu"
+        choice = choose_solvers("gpu-sync", "hipr", False)[1]
+        assert (choice.label, choice.device) == ("gpu-sync", "gpu")
 
 
 # 16: a line per finished cell off a terminal
