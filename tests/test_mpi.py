@@ -6,6 +6,7 @@ Every launch has a timeout: a hang fails the test instead of the run."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -157,6 +158,33 @@ def test_an_unreadable_network_ends_every_rank_with_one_line(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"maxflow: error: {bad}:4: expected an integer, found 'x'"]
+
+
+def _columns(output: str) -> tuple[dict, dict]:
+    """The text report's (phase -> seconds, counter -> count) columns, split where the
+    header's 'counter' column starts."""
+    lines = output.splitlines()
+    header = next(index for index, line in enumerate(lines) if line.split()[:1] == ["phase"])
+    split = lines[header].index("counter")
+    phases, counters = {}, {}
+    for line in lines[header + 1:]:
+        for words, table in ((line[:split].split(), phases), (line[split:].split(), counters)):
+            if words:
+                name, value = words
+                table[name] = value
+    return phases, counters
+
+
+def test_the_text_report_keeps_seconds_out_of_the_counts():
+    """Issue 27, item 18: discharge and relabel seconds were printed as raw floats among the
+    counts."""
+    done = _run([*MAXFLOW, "solve", str(INSTANCES[0][0]), "--solver", "mpi", "--ranks", "2"])
+    assert done.returncode == 0, done.stderr
+    phases, counters = _columns(done.stdout)
+    assert {"stage1", "discharge_slowest", "discharge_mean", "global_relabel"} <= set(phases)
+    assert all(re.fullmatch(r"\d+\.\d{4}", value) for value in phases.values()), phases
+    assert {"pushes", "rounds", "ranks"} <= set(counters)
+    assert all(re.fullmatch(r"\d{1,3}(,\d{3})*", value) for value in counters.values()), counters
 
 
 def _rank_processes(marker):

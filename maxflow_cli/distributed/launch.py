@@ -78,10 +78,10 @@ def lead(comm, graph: ResidualGraph, params: dict):
                 for name in ("pushes", "relabels", "work", "refused", "bytes", "messages",
                              "bfs_skipped")}
     discharges = np.array([s["discharge_seconds"] for s in statistics])
+    times.update(discharge_slowest=float(discharges.max(axis=0).sum()),  # seconds: times
+                 discharge_mean=float(discharges.sum(axis=1).mean()),
+                 global_relabel=solver.relabel_seconds)
     counters.update(rounds=solver.rounds, global_relabels=solver.global_relabels,
-                    discharge_slowest=float(discharges.max(axis=0).sum()),
-                    discharge_mean=float(discharges.sum(axis=1).mean()),
-                    relabel_seconds=solver.relabel_seconds,
                     bfs_iterations=solver.bfs_iterations, ranks=comm.size,
                     peak_memory_leader=statistics[0]["peak_memory"],
                     peak_memory_other=max((s["peak_memory"] for s in statistics[1:]),
