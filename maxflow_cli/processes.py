@@ -46,11 +46,15 @@ except OSError as error:
     raise SystemExit(127)
 
 def end_group(*_):
-    os.killpg(0, stop)
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline and os.waitpid(pid, os.WNOHANG) == (0, 0):
-        time.sleep(0.05)
-    os.killpg(0, signal.SIGKILL)
+    try:
+        os.killpg(0, stop)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and os.waitpid(pid, os.WNOHANG) == (0, 0):
+            time.sleep(0.05)
+    except OSError:
+        pass  # the program was reaped already
+    finally:
+        os.killpg(0, signal.SIGKILL)
 
 signal.signal(signal.SIGUSR1, end_group)
 try:

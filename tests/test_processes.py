@@ -3,6 +3,8 @@
 
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -91,3 +93,34 @@ def test_the_guardian_reports_status_wall_time_and_peak_memory(tmp_path):
         code, wall, maxrss = report.read().split()
     assert (group.returncode, int(code)) == (0, 0)
     assert 0.2 <= float(wall) < 5 and int(maxrss) > 0
+
+
+def test_the_group_ends_by_its_stop_signal_when_we_are_killed_outright(tmp_path):
+    """SIGKILL leaves us no time: the guardian, told by Linux, stops the group itself."""
+    log = tmp_path / "log"
+    script = f"trap 'echo stopped > {log}; exit 7' TERM; echo ready > {log}; " \
+             "while :; do sleep 0.05; done"
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, script], stdout=subprocess.PIPE,
+                             text=True)
+    try:
+        assert owner.stdout.readline() == "started\n"
+        deadline = time.monotonic() + 60
+        while not log.exists() or log.read_text() != "ready\n":
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        owner.kill()
+        owner.wait()
+        while log.read_text() != "stopped\n" and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        owner.kill()
+    assert log.read_text() == "stopped\n"
+
+
+OWNER = """
+import signal, sys, time
+from maxflow_cli.processes import ProcessGroup
+ProcessGroup(["sh", "-c", sys.argv[1]], stop=signal.SIGTERM, grace=30).__enter__()
+print("started", flush=True)
+time.sleep(1000)
+"""
