@@ -9,6 +9,7 @@ into, never replaced. The suffixes ``.gz``, ``.bz2`` and ``.xz`` compress.
 import bz2
 import contextlib
 import gzip
+import io
 import lzma
 import os
 import stat
@@ -18,7 +19,15 @@ from typing import BinaryIO, Iterable, Iterator
 
 from maxflow_cli.errors import MaxflowError, ParameterError
 
-_COMPRESSORS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+_COMPRESSORS = {".gz": lambda raw: gzip.open(raw, "wb", compresslevel=6),
+                ".bz2": lambda raw: bz2.open(raw, "wb"),
+                ".xz": lambda raw: lzma.open(raw, "wb", preset=1)}
+"""The compressors by suffix, at fast levels (gzip's own default 6, xz's preset 1): at gzip 9
+and xz 6, compressing took most of a large output's time (the README gives the figures)."""
+
+PIECE = 1 << 20
+"""The most bytes handed to a compressor in one call: a call holds the interpreter, so a
+signal (Ctrl-C) waits for it; pieces keep that wait short whatever size the writer writes."""
 
 
 def _status(path: str) -> os.stat_result | None:
@@ -169,8 +178,25 @@ def _compressed(raw: BinaryIO, path: str) -> Iterator[BinaryIO]:
     if opener is None:
         yield raw
     else:
-        with opener(raw, "wb") as compressed:
-            yield compressed
+        with opener(raw) as compressed, _Pieces(compressed) as pieces:
+            yield pieces
+
+
+class _Pieces(io.RawIOBase):
+    """A writable stream that passes each write on to ``inner`` in pieces of PIECE bytes."""
+
+    def __init__(self, inner: BinaryIO):
+        super().__init__()
+        self._inner = inner
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        view = memoryview(data).cast("B")
+        for start in range(0, len(view), PIECE):
+            self._inner.write(view[start:start + PIECE])
+        return len(view)
 
 
 @contextlib.contextmanager

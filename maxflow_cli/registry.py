@@ -13,7 +13,7 @@ a solver cannot run here (no GPU, no PyCUDA), or None.
 import importlib
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numba
@@ -109,6 +109,17 @@ class SolverSpec:
         if reason:
             raise SolverUnavailable(f"solver '{self.name}' cannot run here: {reason}")
         return resolved
+
+    def resolve_where_asked(self, options: SolveOptions, twin: str) -> SolveOptions:
+        """resolve(), a solver with GPU kernels on the GPU where ``options`` names no device:
+        its CPU twin runs only when asked for (``twin`` says how), so that no GPU here is an
+        error, not a slow run."""
+        if options.device is not None or "gpu" not in self.devices:
+            return self.resolve(options)
+        try:
+            return self.resolve(replace(options, device="gpu"))
+        except SolverUnavailable as error:
+            raise SolverUnavailable(f"{error}; {twin} runs its CPU twin") from None
 
 
 # The modules of maxflow_cli/solvers/, each registering its solvers; a new solver adds its

@@ -72,9 +72,9 @@ def main() -> None:
                         print(f"{row} | {error}", flush=True)
                         continue
                     values.add(int(excess[network.sink]))
-                    print(f"{row} | {times['stage1']:.2f} | {counters['discharge_slowest']:.2f} "
-                          f"| {counters['discharge_mean']:.2f} | "
-                          f"{counters['relabel_seconds']:.2f} | {counters['pushes']:,} | "
+                    print(f"{row} | {times['stage1']:.2f} | {times['discharge_slowest']:.2f} "
+                          f"| {times['discharge_mean']:.2f} | "
+                          f"{times['global_relabel']:.2f} | {counters['pushes']:,} | "
                           f"{counters['relabels']:,} | {counters['rounds']} | "
                           f"{counters['global_relabels']} | {counters['bfs_iterations']} | "
                           f"{counters['bfs_skipped']} | "

@@ -13,7 +13,7 @@ import time
 import pytest
 from fixtures import DATA
 
-from maxflow_cli.bench import external as external_module
+from maxflow_cli import processes
 from maxflow_cli.bench.external import DimacsInput, External, RunFailed, parse_externals
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.dimacs.reader import read_network
@@ -207,7 +207,7 @@ def test_a_file_that_cannot_be_run_says_why(tmp_path):
 
 
 def test_a_launcher_that_reports_nothing_is_a_failed_run(tmp_path, monkeypatch):
-    monkeypatch.setattr(external_module, "LAUNCHER", "raise SystemExit(5)")
+    monkeypatch.setattr(processes, "GUARDIAN", "raise SystemExit(5)")
     with pytest.raises(RunFailed, match="its launcher ended with status 5 and no report"):
         run_once(program(tmp_path, "s_line", S_LINE))
 

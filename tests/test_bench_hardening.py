@@ -5,9 +5,11 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -17,8 +19,11 @@ from test_bench_external import program, run_once
 from maxflow_cli.bench import report, results
 from maxflow_cli.bench.external import RunFailed
 from maxflow_cli.bench.instances import parse_instance
+from maxflow_cli.bench.runner import choose_solvers, default_solvers
 from maxflow_cli.cli import main
 from maxflow_cli.errors import InputError, ParameterError
+from maxflow_cli.kernels import devices
+from maxflow_cli.registry import solvers
 
 TINY = "genrmf:a=3,b=4,seed=1..2"
 FAST = ("--repeat", "2", "--warmup", "0", "--min-time", "0")
@@ -70,6 +75,58 @@ def test_an_output_not_yet_there_is_no_input(tmp_path):
     result = bench(str(DATA / "clrs.max"), *FAST, "--solvers", "hipr", "--json",
                    str(tmp_path / "new.json"))
     assert result.exit_code == 0, result.output
+
+
+# 3: a signal, or our end, ends an external program's whole process group
+
+
+def marked_processes(marker: bytes) -> dict[int, bytes]:
+    """The live processes whose environment holds ``marker``: pid -> command name."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                found[int(entry.name)] = (entry / "comm").read_bytes().strip()
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_a_signal_ends_the_external_programs_group_with_us(signum):
+    """The program (a shell) and what it started (two sleeps) end with us at once, even where
+    SIGKILL leaves us no time to end them (issue 27, item 3: the group was orphaned)."""
+    marker = f"MAXFLOW_TEST_GROUP={os.getpid()}-{time.monotonic_ns()}"
+    command = "h=sh -c 'sleep 1000 & sleep 1000; wait'"
+    job = subprocess.Popen([sys.executable, "-m", "maxflow_cli", "bench", str(DATA / "clrs.max"),
+                            "--solvers", "hipr", "--min-time", "0", "--repeat", "1",
+                            "--external", command],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=os.environ | dict([marker.split("=")]), start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while list(marked_processes(marker.encode()).values()).count(b"sleep") < 2:
+            assert job.poll() is None, job.communicate()
+            assert time.monotonic() < deadline, "the program never started"
+            time.sleep(0.02)
+        job.send_signal(signum)
+        started = time.monotonic()
+        _, errors = job.communicate(timeout=60)
+        waited = time.monotonic() - started
+        while marked_processes(marker.encode()) and time.monotonic() < started + 5:
+            time.sleep(0.02)  # SIGKILL: the guardian ends the group once the kernel tells it
+        left = marked_processes(marker.encode())
+    finally:
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == {}, f"still running after we ended: {left}"
+    if signum != signal.SIGKILL:
+        word = "interrupted" if signum == signal.SIGINT else "terminated"
+        assert (job.returncode, errors.splitlines()[-1]) == (128 + signum,
+                                                             f"maxflow: error: {word}")
+        assert waited < 10
 
 
 # 4: compare reads regular files of a bounded size
@@ -205,6 +262,35 @@ def test_a_bad_cut_time_is_a_problem_row_and_exit_1(tmp_path):
                    f"x={solver}", "--json", str(out))
     assert result.exit_code == 1 and "cut time that is not a finite number" in result.output
     json.loads(out.read_text(), parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))
+
+
+# 14: a GPU solver runs on the GPU; its CPU twin only where named
+
+
+GPU_SOLVERS = [name for name, spec in solvers().items() if "gpu" in spec.devices]
+
+
+@pytest.mark.parametrize("name", GPU_SOLVERS)
+def test_a_gpu_solver_without_a_gpu_is_refused_unless_its_twin_is_named(monkeypatch, name):
+    """Issue 27, item 14: `bench --solvers gpu-sync` ran gpu-sync@cpu on a GPU-less machine."""
+    monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
+    result = bench(str(DATA / "clrs.max"), *FAST, "--solvers", name)
+    one_error_line(result, f"solver '{name}' cannot run here: no NVIDIA driver: test; "
+                           f"{name}@cpu runs its CPU twin")
+    result = bench(str(DATA / "clrs.max"), *FAST, "--solvers", f"{name}@cpu")
+    assert result.exit_code == 0 and f"{name}@cpu" in result.output, result.output
+
+
+@pytest.mark.parametrize("missing", [None, "PyCUDA is not installed: test"])
+def test_the_default_solvers_hold_gpu_solvers_only_where_a_gpu_can_run(monkeypatch, missing):
+    monkeypatch.setattr(devices, "gpu_unavailable", lambda: missing)
+    names = default_solvers()
+    listed = {name for name in GPU_SOLVERS if solvers()[name].in_default_bench}
+    assert listed and (listed <= set(names) if missing is None else not listed & set(names))
+    assert {"hipr", "hipr-forward", "lockfree"} <= set(names)
+    if missing is None:  # the GPU is the device the configuration names: no "@cpu"
+        choice = choose_solvers("gpu-sync", "hipr", False)[1]
+        assert (choice.label, choice.device) == ("gpu-sync", "gpu")
 
 
 # 16: a line per finished cell off a terminal

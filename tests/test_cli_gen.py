@@ -3,6 +3,10 @@
 import bz2
 import gzip
 import lzma
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -53,6 +57,34 @@ def test_output_file_and_compression(tmp_path, suffix, opener):
     with opener(target, "rb") as stream:
         assert stream.read() == (VECTORS / vector).read_bytes()
     assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no temporary left behind
+
+
+def test_ctrl_c_while_compressing_xz_acts_at_once_and_leaves_nothing(tmp_path):
+    """Issue 27, item 6: Ctrl-C took 30-39 s to act while xz compressed a 30 MB chunk in one
+    call (preset 6); the compressor now gets 1 MiB at a time, at a fast preset. The signal
+    comes half a second after the first compressed bytes: in the middle of a call."""
+    target = tmp_path / "long.max.xz"
+    job = subprocess.Popen([sys.executable, "-m", "maxflow_cli", "gen", "--preset",
+                            "genrmf-long-48x384", "-o", str(target)],
+                           stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 300
+        while not any(path.stat().st_size for path in tmp_path.glob(".maxflow-*.tmp")):
+            assert job.poll() is None, job.communicate()  # finished before any output
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        time.sleep(0.5)
+        assert job.poll() is None, "finished before the signal: the output is too small"
+        job.send_signal(signal.SIGINT)
+        started = time.monotonic()
+        errors = job.communicate(timeout=120)[1]
+        waited = time.monotonic() - started
+    finally:
+        if job.poll() is None:
+            job.kill()
+    assert (job.returncode, errors.splitlines()[-1]) == (130, "maxflow: error: interrupted")
+    assert waited < 8, f"{waited:.1f} s from Ctrl-C to exit"
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_preset(tmp_path):

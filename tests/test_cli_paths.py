@@ -22,8 +22,13 @@ def test_prints_the_paths_of_one_pair():
     result = run("-", "--source", "1", "--target", "4", "--k", "5", input=TINY)
     assert result.exit_code == 0, result.output
     assert "1 -> 4: 3 path(s)" in result.output
-    assert [line.split()[1:] for line in result.output.splitlines()[1:4]] == \
-        [["2", "1", "2", "4"], ["2", "1", "2", "3", "4"], ["3", "1", "3", "4"]]
+    lines = result.output.splitlines()
+    assert lines[1].split() == ["rank", "cost", "vertices"]  # issue 27, item 18: headers
+    assert [line.split() for line in lines[2:5]] == \
+        [["1", "2", "1", "2", "4"], ["2", "2", "1", "2", "3", "4"], ["3", "3", "1", "3", "4"]]
+    for line in lines[1:5]:  # each value right-aligned under its header
+        rank, cost = line.split()[:2]
+        assert (line.index(rank) + len(rank), line.index(cost, 6) + len(cost)) == (6, 20)
 
 
 @pytest.mark.parametrize("algorithm", ["mps", "yen"])

@@ -6,6 +6,7 @@ Every launch has a timeout: a hang fails the test instead of the run."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -159,6 +160,33 @@ def test_an_unreadable_network_ends_every_rank_with_one_line(tmp_path):
         f"maxflow: error: {bad}:4: expected an integer, found 'x'"]
 
 
+def _columns(output: str) -> tuple[dict, dict]:
+    """The text report's (phase -> seconds, counter -> count) columns, split where the
+    header's 'counter' column starts."""
+    lines = output.splitlines()
+    header = next(index for index, line in enumerate(lines) if line.split()[:1] == ["phase"])
+    split = lines[header].index("counter")
+    phases, counters = {}, {}
+    for line in lines[header + 1:]:
+        for words, table in ((line[:split].split(), phases), (line[split:].split(), counters)):
+            if words:
+                name, value = words
+                table[name] = value
+    return phases, counters
+
+
+def test_the_text_report_keeps_seconds_out_of_the_counts():
+    """Issue 27, item 18: discharge and relabel seconds were printed as raw floats among the
+    counts."""
+    done = _run([*MAXFLOW, "solve", str(INSTANCES[0][0]), "--solver", "mpi", "--ranks", "2"])
+    assert done.returncode == 0, done.stderr
+    phases, counters = _columns(done.stdout)
+    assert {"stage1", "discharge_slowest", "discharge_mean", "global_relabel"} <= set(phases)
+    assert all(re.fullmatch(r"\d+\.\d{4}", value) for value in phases.values()), phases
+    assert {"pushes", "rounds", "ranks"} <= set(counters)
+    assert all(re.fullmatch(r"\d{1,3}(,\d{3})*", value) for value in counters.values()), counters
+
+
 def _rank_processes(marker):
     """The rank processes of the job whose environment holds `marker`, by PMI_RANK."""
     found = {}
@@ -195,6 +223,44 @@ def test_a_rank_that_dies_ends_the_job_with_one_line(tmp_path):
     assert job.returncode == 1
     lines = errors.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("maxflow: error: mpi: 3 ranks failed"), errors
+
+
+def _marked_processes(marker):
+    """The processes (mpiexec, its proxies and ranks) whose environment holds `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_ends_mpiexec_and_its_ranks_before_we_exit(tmp_path, signum):
+    """Issue 27, item 7: we exited at once while mpiexec and its ranks ran on for seconds."""
+    instance = tmp_path / "rlg.max"
+    _run([*MAXFLOW, "gen", "--preset", "washington-rlg-long-128x192", "-o", str(instance)])
+    marker = f"MAXFLOW_TEST_JOB={os.getpid()}-{time.monotonic_ns()}"
+    job = subprocess.Popen([*MAXFLOW, "solve", str(instance), "--solver", "mpi", "--ranks", "2"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True, env=os.environ | dict([marker.split("=")]))
+    try:
+        deadline = time.monotonic() + 120
+        while set(_rank_processes(marker.encode())) != {0, 1}:
+            assert job.poll() is None, "the job ended before the ranks could be seen"
+            assert time.monotonic() < deadline, "the ranks never started"
+            time.sleep(0.02)
+        job.send_signal(signum)
+        _, errors = job.communicate(timeout=60)
+        left = _marked_processes(marker.encode())
+    finally:
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+    word = "interrupted" if signum == signal.SIGINT else "terminated"
+    assert (job.returncode, errors) == (128 + signum, f"maxflow: error: {word}\n")
+    assert left == [], f"still running after we exited: {left}"
 
 
 def test_a_launch_that_outlasts_its_timeout_is_ended():

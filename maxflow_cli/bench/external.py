@@ -17,7 +17,8 @@ show (hi_pr measures CPU time in 10 ms ticks). Other ``c NAME: INTEGER`` lines (
 ``pushes``, ``relabels``, ``updates``, ``gaps`` with -DPRINT_STAT) are kept as counters.
 Its peak memory is the ``ru_maxrss`` that ``os.wait4`` returns when it ends: the peak resident
 set of the program (of the largest of its processes, where it runs others and waits for them),
-at least that of the small launcher that starts it (LAUNCHER: about 9 MB).
+at least that of the small guardian that starts it (processes.GUARDIAN: about 9 MB). It runs
+in a process group of its own that a signal to us, or our end, ends at once.
 
 A program that cannot start, exits with an error, crashes, runs past ``--external-timeout``
 or prints no flow value fails its run with RunFailed, which the runner turns into one
@@ -30,10 +31,8 @@ import re
 import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass, field, replace
 
 from maxflow_cli.dimacs import bbk
@@ -42,6 +41,7 @@ from maxflow_cli.dimacs.writer import write_network
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.memory import maxrss_bytes
 from maxflow_cli.network import Network
+from maxflow_cli.processes import ProcessGroup
 
 DEFAULT_TIMEOUT = 300.0
 FLOW_LINE = re.compile(r"^(?:c flow:|s)\s+(\S+)\s*$", re.MULTILINE)
@@ -124,30 +124,29 @@ class External:
         return [word.replace(FILE, path) for word in self.argv]
 
     def run(self, graph, dimacs: "DimacsInput") -> ExternalRun:
-        """One run on the instance's DIMACS file (on stdin, or as {file}), through LAUNCHER;
-        RunFailed when it gives no flow value. Its output goes to temporary files, so that
-        nothing it prints can fill a pipe while ``_wait`` waits for it."""
+        """One run on the instance's DIMACS file (on stdin, or as {file}), in a process group
+        that ends with us (processes.ProcessGroup, which measures it); RunFailed when it gives
+        no flow value. Its output goes to temporary files, so that nothing it prints can fill
+        a pipe while we wait for it."""
         path = dimacs.path()
         with open(os.devnull if self.reads_file else path, "rb") as stdin, \
                 tempfile.TemporaryFile() as output, tempfile.TemporaryFile() as errors, \
                 tempfile.TemporaryFile() as report:
             try:
-                process = subprocess.Popen(
-                    [sys.executable, "-I", "-S", "-c", LAUNCHER, str(report.fileno()),
-                     *self.arguments(path)], stdin=stdin, stdout=output, stderr=errors,
-                    pass_fds=(report.fileno(),), start_new_session=True)
+                with ProcessGroup(self.arguments(path), report=report, stdin=stdin,
+                                  stdout=output, stderr=errors) as group:
+                    if not group.wait(self.timeout):
+                        raise RunFailed(f"ran past --external-timeout {self.timeout:g} s "
+                                        "and was killed")
             except OSError as error:
                 raise RunFailed(f"cannot start {sys.executable}: {error.strerror}") from None
-            if _wait(process, self.timeout):
-                raise RunFailed(f"ran past --external-timeout {self.timeout:g} s "
-                                "and was killed")
-            status, wall, maxrss = self._launched(_text(report), process.returncode)
+            status, wall, maxrss = self._launched(_text(report), group.returncode)
             printed, complaints = _text(output), _text(errors)
         result = self._read(printed, complaints, status, wall)
         return replace(result, peak_host_bytes=maxrss_bytes(maxrss))
 
     def _launched(self, report: str, status: int) -> tuple[int, float, int]:
-        """The program's exit status, wall seconds and ru_maxrss, as LAUNCHER reports them."""
+        """The program's exit status, wall seconds and ru_maxrss, as the guardian reports them."""
         words = report.split(maxsplit=1)
         if words and words[0] == "error":
             raise RunFailed(f"cannot start {self.command!r}: {words[1]}")
@@ -191,64 +190,6 @@ def _seconds(text: str | float, what: str) -> float:
     if not math.isfinite(seconds) or seconds < 0:
         raise RunFailed(f"{what} that is not a finite number >= 0: {text!r}")
     return seconds
-
-
-def _kill_group(pid: int) -> None:
-    """SIGKILL to the process group ``pid`` leads: a program and the processes it started."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass  # it ended just now
-
-
-LAUNCHER = """
-import os, sys, time
-try:
-    with open("/proc/self/clear_refs", "w") as refs:
-        refs.write("5")
-except OSError:
-    pass
-os.set_inheritable(int(sys.argv[1]), False)  # not the program's
-report, argv = os.fdopen(int(sys.argv[1]), "w"), sys.argv[2:]
-started = time.perf_counter()
-try:
-    pid = os.posix_spawnp(argv[0], argv, os.environ)
-except OSError as error:
-    report.write("error " + (error.strerror or str(error)))
-    raise SystemExit
-_, status, usage = os.wait4(pid, 0)
-wall = time.perf_counter() - started
-report.write(f"{os.waitstatus_to_exitcode(status)} {wall!r} {usage.ru_maxrss}")
-"""
-"""Runs an external program (``python -I -S -c LAUNCHER FD ARGV...``) and writes to file
-descriptor FD its exit status, wall seconds (its start to its end: not the launcher's own
-start) and ``ru_maxrss`` from os.wait4 (Popen would reap it with waitpid, which gives none;
-RUSAGE_CHILDREN's ru_maxrss is the largest child ever reaped, not this one). A small process of
-its own because Linux starts a program's ru_maxrss at the peak resident set of the process that
-started it (exec records the old memory's peak): the launcher's few MB (its floor, about 9 MB)
-rather than this benchmark's hundreds (the interpreter, numba, the instance's graph)."""
-
-
-def _wait(process: subprocess.Popen, timeout: float) -> bool:
-    """Wait for ``process``; past ``timeout`` seconds, or on an interrupt, kill its process
-    group (the launcher, the program and what it started). Whether the timeout killed it."""
-    expired = threading.Event()
-
-    def kill() -> None:
-        expired.set()
-        _kill_group(process.pid)
-
-    timer = threading.Timer(timeout, kill)
-    timer.start()
-    try:
-        process.wait()
-    except BaseException:  # KeyboardInterrupt: leave no program running in its own session
-        _kill_group(process.pid)
-        process.wait()
-        raise
-    finally:
-        timer.cancel()
-    return expired.is_set() and process.returncode == -signal.SIGKILL
 
 
 def _text(stream) -> str:

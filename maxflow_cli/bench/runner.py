@@ -114,14 +114,16 @@ def default_solvers() -> list[str]:
 
 def choose_solvers(solvers: str | None, baseline: str, want_flow: bool) -> list[Choice]:
     """The baseline first, then the configurations of ``solvers`` in order (configs module;
-    None: none), each resolved (or refused) here; a configuration given twice runs once."""
+    None: none), each resolved (or refused) here; a configuration given twice runs once. A GPU
+    solver runs on the GPU, its CPU twin only where named (``cuda@cpu``)."""
     (base, *more) = parse_configurations(baseline, "--baseline")
     if more:
         raise ParameterError(f"--baseline {baseline!r}: one configuration, not {1 + len(more)}")
     choices = {}
     for configuration in [base, *(parse_configurations(solvers) if solvers is not None else [])]:
         spec = configuration.spec
-        options = spec.resolve(SolveOptions(want_flow, configuration.device, configuration.params))
+        options = spec.resolve_where_asked(
+            SolveOptions(want_flow, configuration.device, configuration.params), f"{spec.name}@cpu")
         name = label(spec, options.device, configuration.params)
         choices.setdefault(name, Choice(name, spec, options, configuration.params))
     return list(choices.values())

@@ -79,6 +79,8 @@ def paths(graph, k, source, target, algorithm, device, share, as_json, bench, re
     for pair in pairs:
         console.print(f"[bold]{pair['source']} -> {pair['target']}[/bold]: "
                       f"{len(pair['paths'])} path(s)")
+        if pair["paths"]:
+            console.print(f"  {'rank':>4}  {'cost':>12}  vertices")
         for rank, path in enumerate(pair["paths"], 1):
             console.print(f"  {rank:>4}  {path['cost']:>12}  {' '.join(path['vertices'])}")
     console.print(f"{algorithm} on the {device}, k={k}, n={loaded.n}, m={loaded.m}: "

@@ -13,7 +13,7 @@ from maxflow_cli.check import check_answer
 from maxflow_cli.commands import FiniteFloat
 from maxflow_cli.dimacs.reader import input_name, read_network
 from maxflow_cli.dimacs.writer import write_rows
-from maxflow_cli.errors import CheckFailed, InputError, MaxflowError, SolverUnavailable
+from maxflow_cli.errors import CheckFailed, InputError, MaxflowError
 from maxflow_cli.jit import compile_notice, compile_shared
 from maxflow_cli.outputs import atomic_output, check_outputs
 from maxflow_cli.registry import (
@@ -150,13 +150,7 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
 def _resolve(spec, options: SolveOptions) -> SolveOptions:
     """The solver's options, defaults filled in. A solver with GPU kernels runs on the GPU:
     its CPU twin only when --device cpu asks, so that no GPU here is an error, not a slow run."""
-    if options.device is not None or "gpu" not in spec.devices:
-        return spec.resolve(options)
-    options.device = "gpu"
-    try:
-        return spec.resolve(options)
-    except SolverUnavailable as error:
-        raise SolverUnavailable(f"{error}; --device cpu runs its CPU twin") from None
+    return spec.resolve_where_asked(options, "--device cpu")
 
 
 def _in_phase_order(times: dict) -> dict:

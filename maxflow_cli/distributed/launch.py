@@ -8,7 +8,6 @@ forever for it; the launcher turns a failed job into one error line too.
 """
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -23,6 +22,7 @@ import numpy as np
 
 from maxflow_cli.errors import ERROR_PREFIX, RanksFailed, SolverUnavailable
 from maxflow_cli.network import Network
+from maxflow_cli.processes import ProcessGroup
 from maxflow_cli.registry import SolveOptions, compile_on_tiny_graph
 from maxflow_cli.residual import ResidualGraph, build_residual
 
@@ -30,6 +30,8 @@ from .partition import Splitter
 from .rounds import RankSolver
 
 PART = 11
+STOP_GRACE = 10.0
+"""Seconds mpiexec has to end its ranks after SIGTERM, before SIGKILL."""
 
 
 @contextmanager
@@ -76,10 +78,10 @@ def lead(comm, graph: ResidualGraph, params: dict):
                 for name in ("pushes", "relabels", "work", "refused", "bytes", "messages",
                              "bfs_skipped")}
     discharges = np.array([s["discharge_seconds"] for s in statistics])
+    times.update(discharge_slowest=float(discharges.max(axis=0).sum()),  # seconds: times
+                 discharge_mean=float(discharges.sum(axis=1).mean()),
+                 global_relabel=solver.relabel_seconds)
     counters.update(rounds=solver.rounds, global_relabels=solver.global_relabels,
-                    discharge_slowest=float(discharges.max(axis=0).sum()),
-                    discharge_mean=float(discharges.sum(axis=1).mean()),
-                    relabel_seconds=solver.relabel_seconds,
                     bfs_iterations=solver.bfs_iterations, ranks=comm.size,
                     peak_memory_leader=statistics[0]["peak_memory"],
                     peak_memory_other=max((s["peak_memory"] for s in statistics[1:]),
@@ -116,22 +118,13 @@ def mpiexec() -> str:
     return found
 
 
-def _end(job: subprocess.Popen) -> None:
-    """End a job: SIGTERM first, which mpiexec passes on to every rank (each runs in a
-    session of its own), then SIGKILL if it is still there after 10 s."""
-    os.killpg(job.pid, signal.SIGTERM)
-    try:
-        job.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(job.pid, signal.SIGKILL)
-        job.communicate()
-
-
 def run_on_ranks(networks: list[Network], params: dict, ranks: int,
                  timeout: float | None = None) -> list[tuple]:
     """Solve every network on `ranks` fresh MPI processes (one mpiexec for all of them);
     lead()'s tuple for each. RanksFailed with the job's last error line where it fails or
-    outlasts `timeout` seconds (the job is ended then)."""
+    outlasts `timeout` seconds. However we leave (an error, Ctrl-C, SIGTERM), the job is
+    ended first: SIGTERM, which mpiexec passes on to every rank (each runs in a session of
+    its own), then SIGKILL if it is still there after STOP_GRACE seconds."""
     with tempfile.TemporaryDirectory(prefix="maxflow-mpi-") as folder:
         for index, network in enumerate(networks):
             np.savez(Path(folder, f"{index}.npz"), n=network.n, source=network.source,
@@ -141,19 +134,14 @@ def run_on_ranks(networks: list[Network], params: dict, ranks: int,
         command = [mpiexec(), "-n", str(ranks), sys.executable, "-m",
                    "maxflow_cli.distributed.launch", folder, str(len(networks))]
         # cwd: not a source checkout, whose maxflow_cli would shadow the installed one
-        job = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True, cwd=folder)
-        try:
-            _, errors = job.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _end(job)
-            raise RanksFailed(f"mpi: {ranks} ranks did not finish within {timeout:g} s") \
-                from None
-        if job.returncode != 0:
-            lines = [line for line in errors.splitlines() if line.startswith(ERROR_PREFIX)]
-            last = lines[-1] if lines else (errors.strip().splitlines() or ["no message"])[-1]
-            raise RanksFailed(f"mpi: {ranks} ranks failed (exit {job.returncode}): "
-                              f"{last.removeprefix(ERROR_PREFIX)}")
+        with tempfile.TemporaryFile() as errors, \
+                ProcessGroup(command, stop=signal.SIGTERM, grace=STOP_GRACE,
+                             stdout=subprocess.DEVNULL, stderr=errors, cwd=folder) as job:
+            if not job.wait(timeout):
+                raise RanksFailed(f"mpi: {ranks} ranks did not finish within {timeout:g} s")
+            job.end()
+            errors.seek(0)
+            _check_job(job.returncode, errors.read().decode(errors="replace"), ranks)
         results = []
         for index in range(len(networks)):
             with np.load(Path(folder, f"{index}.result.npz")) as saved:
@@ -161,6 +149,15 @@ def run_on_ranks(networks: list[Network], params: dict, ranks: int,
             extra = json.loads(Path(folder, f"{index}.json").read_text())
             results.append((res, excess, extra["times"], extra["counters"], extra["trace"]))
         return results
+
+
+def _check_job(status: int, errors: str, ranks: int) -> None:
+    """RanksFailed with the job's last error line where it exited with a failure."""
+    if status != 0:
+        lines = [line for line in errors.splitlines() if line.startswith(ERROR_PREFIX)]
+        last = lines[-1] if lines else (errors.strip().splitlines() or ["no message"])[-1]
+        raise RanksFailed(f"mpi: {ranks} ranks failed (exit {status}): "
+                          f"{last.removeprefix(ERROR_PREFIX)}")
 
 
 def warm_up(params: dict) -> float:
