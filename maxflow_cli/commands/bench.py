@@ -19,7 +19,6 @@ from maxflow_cli.bench.external import DEFAULT_TIMEOUT, parse_externals
 from maxflow_cli.bench.instances import parse_instances, unique
 from maxflow_cli.bench.runner import (
     BenchInterrupted,
-    BenchRun,
     Cell,
     Settings,
     choose_solvers,
@@ -29,6 +28,7 @@ from maxflow_cli.bench.runner import (
 )
 from maxflow_cli.bench.stats import ALPHA, NOISE_RULE, UNSTABLE_RULE, significance_rule
 from maxflow_cli.bench.suites import SUITES
+from maxflow_cli.bench.writers import WRITERS, write_outputs
 from maxflow_cli.commands import FiniteFloat
 from maxflow_cli.errors import BenchFailed, ParameterError
 from maxflow_cli.generators import FAMILIES
@@ -69,6 +69,14 @@ class BenchCommand(click.Command):
 @click.group("bench", cls=BenchGroup)
 def bench() -> None:
     """Benchmark solvers; compare two benchmark runs."""
+
+
+def _writer_options(command):
+    """An option per output writer (WRITERS), passed to the command by the writer's name."""
+    for writer in reversed(WRITERS):
+        command = click.option(writer.option, writer.name, metavar=writer.metavar,
+                               help=writer.help)(command)
+    return command
 
 
 @bench.command("run", cls=BenchCommand, epilog=f"Statistics: MAD is unscaled; {UNSTABLE_RULE}.")
@@ -117,17 +125,12 @@ def bench() -> None:
 @click.option("--relative", is_flag=True,
               help="Add each column's time over the fastest of its row (1.00 marks the "
                    "fastest; 2.35x is 2.35 times slower).")
-@click.option("--json", "json_file", metavar="FILE",
-              help="Write every sample, the statistics and the machine.")
 @click.option("--yes", is_flag=True,
               help=f"Run more than {CONFIRMED_CELLS:,} (instance, configuration) cells.")
-@click.option("--csv", "csv_file", metavar="FILE", help="Write one row per (instance, solver).")
-@click.option("--plot", "plot_file", metavar="FILE.png",
-              help="Draw time against size per family (needs matplotlib: "
-                   "pip install 'maxflow-dimacs[plot]').")
+@_writer_options
 def run(instances, solvers, baseline, externals, patterns, external_timeout, repeat, min_time,
-        warmup, interleave, suite_name, seed_count, list_suites, flow, detail, relative,
-        json_file, yes, csv_file, plot_file):
+        warmup, interleave, suite_name, seed_count, list_suites, flow, detail, relative, yes,
+        **outputs):
     """Time solvers on instances and print a table per family with speedups over the baseline.
 
     An INSTANCE is a DIMACS file, a quoted glob ('data/*.max'), a preset with optional seeds
@@ -167,10 +170,11 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     choices = choose_solvers(solvers, baseline, flow)
     choices += parse_externals(externals, patterns, external_timeout,
                                {*registered_solvers(), *(c.label for c in choices)})
-    report_to_stderr = check_outputs({"--json": json_file, "--csv": csv_file,
-                                      "--plot": plot_file}, _inputs(chosen, choices))
-    if plot_file:
-        report.require_plot(plot_file)
+    report_to_stderr = check_outputs({w.option: outputs[w.name] for w in WRITERS},
+                                     _inputs(chosen, choices))
+    for writer in WRITERS:
+        if outputs[writer.name] is not None:
+            writer.require(outputs[writer.name])
     env = results.environment()
 
     console = report.console_for(sys.stderr if report_to_stderr else sys.stdout)
@@ -184,19 +188,17 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     except BenchInterrupted as interrupted:
         # What finished is kept, marked incomplete; then the signal ends the command (exit 130).
         finished = len(interrupted.run.instances)
-        if finished and (json_file or csv_file):
-            _write_results(interrupted.run, suite_name, env, json_file, csv_file)
+        written = finished and write_outputs(interrupted.run, outputs, suite_name, env,
+                                             partial=True)
+        if written:
             Console(stderr=True).print(
                 f"{finished} of {len(chosen)} instances finished: written to "
-                f"{' and '.join(filter(None, (json_file, csv_file)))}, marked incomplete",
-                highlight=False)
+                f"{' and '.join(written)}, marked incomplete", highlight=False)
         raise
 
     report.print_run(console, outcome, suite.published if suite else (),
                      suite.published_note if suite else "", detail, relative)
-    _write_results(outcome, suite_name, env, json_file, csv_file)
-    if plot_file:
-        report.plot(outcome, plot_file)
+    write_outputs(outcome, outputs, suite_name, env)
     problems = outcome.problems
     if problems:
         raise BenchFailed(f"{len(problems)} problem(s); the first: {problems[0]}")
@@ -265,17 +267,6 @@ def _duration(seconds: float) -> str:
     if seconds < 2 * 3600:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
-
-
-def _write_results(run: BenchRun, suite_name: str | None, env: dict, json_file: str | None,
-                   csv_file: str | None) -> None:
-    """The run's document to --json and --csv, where given."""
-    if json_file or csv_file:
-        doc = results.document(run, suite_name, env)
-        if json_file:
-            results.write_json(doc, json_file)
-        if csv_file:
-            results.write_csv(doc, csv_file)
 
 
 def _list_suites() -> None:
