@@ -5,28 +5,34 @@ Hochbaum 2008 (Operations Research 56(4)); Chandran & Hochbaum 2009 (Operations 
 initialisation: every source arc and every sink arc saturated, each other vertex a tree of its
 own; those with excess are strong roots, filed in FIFO buckets by label (1; weak vertices 0).
 Each step takes a strong root of the highest label L and searches, depth first, its tree's
-vertices of label L for a residual arc to a vertex of label L-1 (merger arc). Found: the strong
-branch hangs under that vertex (the path to its root reversed) and its root's excess is pushed
-up to the new root, the tree splitting below every arc that saturates (the excess left below
-roots a new strong tree). Not found: the vertices searched are relabelled to L+1. A bucket with
-no vertex one label below (a gap) lifts its trees out, to label n.
+vertices of label L for an out-of-tree residual arc to a vertex of label L-1 (a merger arc).
+Found: the strong branch hangs under that vertex (the path to its root reversed) and its
+root's excess is pushed up to the new root, the tree splitting below every arc that saturates
+(the excess left below roots a new strong tree). Not found: the vertices searched are
+relabelled to L+1. A bucket with no vertex one label below (a gap) lifts its trees out, to
+label n.
 
 Phase 1 ends with the minimum cut (the lifted vertices and the source) and leaves a pseudoflow:
 the deficits of weak roots are taken back out of their arcs into the sink (saturated at first,
 they bound every deficit), which makes it a maximum preflow. Phase 2, the recovery of a flow,
 returns the strong vertices' excesses to the source (hi_pr's stage 2 does that).
 
-Arcs are the residual graph's; the source and sink carry label n, so no arc to them is ever a
-merger arc. Vertex n stands for none (no parent, child, sibling or root). As in hipr's core,
-vertex and arc numbers and labels are unsigned views (Numba guards a signed index against
-negative values), and the helpers are inlined into one loop that is given every array (Numba
-prunes the reference counting of arrays so given, which a call per step would pay).
+Arcs are the residual graph's. As in pseudo-max, each vertex keeps a list of its out-of-tree
+arcs with residual capacity (in its own range of the arc slots: it has as many arcs as pairs
+of arcs meet it), arcs to the source and sink left out. Vertex n stands for none (no parent,
+child, sibling or root). As in hipr's core, vertex and arc numbers are unsigned (Numba guards
+a signed index against negative values). The arrays are grouped in tuples: graph (first,
+head, rev), tree (parent, up: the arc to it, first child, next and previous sibling, next
+child to scan), labels (label, vertices per label, current out-of-tree arc), out (the
+out-of-tree arcs, the end of each vertex's), buckets (first, last, next strong root).
 """
 
 import numba
 import numpy as np
 
 from maxflow_cli.residual import ResidualGraph
+
+NO_ARC = np.uint32(2**32 - 1)  # arc numbers stay below 2^31
 
 # Slots of the counters array: mergers, pushes along tree arcs, splits (pushes that saturate
 # an arc and leave a new strong root), relabels, trees lifted at gaps, strong roots processed.
@@ -35,8 +41,9 @@ COUNTER_NAMES = ("mergers", "pushes", "splits", "relabels", "gaps", "strong_root
 
 
 @numba.njit(cache=True, inline="always")
-def _attach(child, parent, parent_of, first_child, next_sibling, prev_sibling):
+def _attach(child, parent, tree):
     """Make `child` (a root) the first child of `parent`."""
+    parent_of, _, first_child, next_sibling, prev_sibling, _ = tree
     n = parent_of.shape[0]
     sibling = first_child[parent]
     parent_of[child] = parent
@@ -48,8 +55,9 @@ def _attach(child, parent, parent_of, first_child, next_sibling, prev_sibling):
 
 
 @numba.njit(cache=True, inline="always")
-def _detach(child, parent_of, first_child, next_sibling, prev_sibling):
+def _detach(child, tree):
     """Cut `child` from its parent: it becomes a root."""
+    parent_of, _, first_child, next_sibling, prev_sibling, _ = tree
     n = parent_of.shape[0]
     before = prev_sibling[child]
     after = next_sibling[child]
@@ -63,8 +71,9 @@ def _detach(child, parent_of, first_child, next_sibling, prev_sibling):
 
 
 @numba.njit(cache=True, inline="always")
-def _enqueue(v, level, bucket_first, bucket_last, bucket_next):
+def _enqueue(v, level, buckets):
     """File strong root v at the back of bucket `level`."""
+    bucket_first, bucket_last, bucket_next = buckets
     n = bucket_next.shape[0]
     bucket_next[v] = n
     if bucket_first[level] == n:
@@ -75,16 +84,18 @@ def _enqueue(v, level, bucket_first, bucket_last, bucket_next):
 
 
 @numba.njit(cache=True, inline="always")
-def _dequeue(level, bucket_first, bucket_next):
+def _dequeue(level, buckets):
     """Take the strong root at the front of bucket `level` (not empty)."""
+    bucket_first, _, bucket_next = buckets
     v = bucket_first[level]
     bucket_first[level] = bucket_next[v]
     return v
 
 
 @numba.njit(cache=True, inline="always")
-def _relabel(v, first, label, label_count, current, counters):
+def _relabel(v, first, labels, counters):
     """Raise v's label by one; its arc scan starts over."""
+    label, label_count, current = labels
     label_count[label[v]] -= 1
     label[v] += 1
     label_count[label[v]] += 1
@@ -119,56 +130,69 @@ def _saturate_terminal_arcs(first, head, rev, res, excess, source, sink):
 
 
 @numba.njit(cache=True)
-def _initial_forest(excess, label, label_count, bucket_first, bucket_last, bucket_next,
-                    source, sink):
-    """Every vertex a root of its own (the tree arrays are set to none by the caller); strong
-    ones (excess > 0) at label 1 in bucket 1 in vertex order, weak ones at 0; the source and
-    sink at n."""
+def _initial_forest(first, head, cap, excess, labels, out, buckets, source, sink):
+    """Every vertex a root of its own (the tree is all none): strong ones (excess > 0) at
+    label 1 in bucket 1 in vertex order, weak ones at 0, the source and sink at n; each
+    vertex's out-of-tree arcs are its arcs of positive capacity to other vertices but the
+    source and sink."""
+    label, label_count, current = labels
+    out_arcs, out_end = out
     n = label.shape[0]
     label_count[:] = 0
-    bucket_first[:] = n
+    buckets[0][:] = n
     for v in range(n):
-        if v == source or v == sink:
-            label[v] = n
-            continue
-        label[v] = 1 if excess[v] > 0 else 0
-        label_count[label[v]] += 1
-        if excess[v] > 0:
-            _enqueue(v, 1, bucket_first, bucket_last, bucket_next)
+        current[v] = first[v]
+        out_end[v] = first[v]
+        for a in range(first[v], first[v + 1]):
+            if cap[a] > 0 and head[a] != v and head[a] != source and head[a] != sink:
+                out_arcs[out_end[v]] = a
+                out_end[v] += 1
+        label[v] = n if v == source or v == sink else (1 if excess[v] > 0 else 0)
+        if label[v] < n:
+            label_count[label[v]] += 1
+        if label[v] == 1:
+            _enqueue(v, 1, buckets)
 
 
 @numba.njit(cache=True, inline="always")
-def _find_merger_arc(u, first, head, res, label, current):
-    """Move u's current arc to its next residual arc to a vertex one label below u's; False
-    when there is none left (the current arc then rests at the end)."""
+def _find_merger_arc(u, head, labels, out):
+    """Take from u's out-of-tree arcs the next, from its current one on, to a vertex one
+    label below u's (the last arc fills its place); NO_ARC when there is none left."""
+    label, _, current = labels
+    out_arcs, out_end = out
     wanted = label[u] - 1
-    stop = first[u + 1]
-    for a in range(current[u], stop):
-        if res[a] > 0 and label[head[a]] == wanted:
-            current[u] = a
-            return True
-    current[u] = stop
-    return False
+    end = out_end[u]
+    for i in range(current[u], end):
+        a = out_arcs[i]
+        if label[head[a]] == wanted:
+            current[u] = i
+            out_arcs[i] = out_arcs[end - 1]
+            out_end[u] = end - 1
+            return a
+    current[u] = end
+    return NO_ARC
 
 
 @numba.njit(cache=True, inline="always")
-def _next_child_or_relabel(u, first, label, label_count, current, next_sibling, next_scan,
-                           counters):
+def _next_child_or_relabel(u, first, labels, tree, counters):
     """Move u's scan pointer to its next child of u's label (still to search); relabel u when
     none is left (pseudo-max's checkChildren)."""
+    label = labels[0]
+    next_sibling, next_scan = tree[3], tree[5]
     n = label.shape[0]
     child = next_scan[u]
     while child != n and label[child] != label[u]:
         child = next_sibling[child]
     next_scan[u] = child
     if child == n:
-        _relabel(u, first, label, label_count, current, counters)
+        _relabel(u, first, labels, counters)
 
 
 @numba.njit(cache=True, inline="always")
-def _merge(strong, weak, arc, rev, parent_of, up, first_child, next_sibling, prev_sibling):
+def _merge(strong, weak, arc, rev, tree):
     """Hang the strong branch under `weak` through `arc` (strong -> weak): the path from
     `strong` to its root is reversed, so that `strong` becomes the branch's root."""
+    parent_of, up = tree[0], tree[1]
     n = parent_of.shape[0]
     node = strong
     new_parent = weak
@@ -176,22 +200,36 @@ def _merge(strong, weak, arc, rev, parent_of, up, first_child, next_sibling, pre
     while parent_of[node] != n:
         old_parent = parent_of[node]
         old_up = up[node]
-        _detach(node, parent_of, first_child, next_sibling, prev_sibling)
-        _attach(node, new_parent, parent_of, first_child, next_sibling, prev_sibling)
+        _detach(node, tree)
+        _attach(node, new_parent, tree)
         up[node] = new_up
         new_parent = node
         new_up = rev[old_up]
         node = old_parent
-    _attach(node, new_parent, parent_of, first_child, next_sibling, prev_sibling)
+    _attach(node, new_parent, tree)
     up[node] = new_up
 
 
 @numba.njit(cache=True, inline="always")
-def _push_excess(start, rev, res, excess, label, parent_of, up, first_child, next_sibling,
-                 prev_sibling, bucket_first, bucket_last, bucket_next, counters):
-    """Push `start`'s excess up its tree to the root. An arc with less residual capacity than
-    the excess is saturated and split off: the vertex below roots a new strong tree. A root
-    that turns strong (it had none) is filed in its bucket."""
+def _split(node, rev, label, tree, out, buckets):
+    """Cut `node`, left with excess, off its parent: the saturated arc between them becomes
+    an out-of-tree arc of the parent (the way it has residual capacity) and `node` roots a
+    new strong tree."""
+    parent_of, up = tree[0], tree[1]
+    out_arcs, out_end = out
+    parent = parent_of[node]
+    out_arcs[out_end[parent]] = rev[up[node]]
+    out_end[parent] += 1
+    _detach(node, tree)
+    _enqueue(node, label[node], buckets)
+
+
+@numba.njit(cache=True, inline="always")
+def _push_excess(start, rev, res, excess, label, tree, out, buckets, counters):
+    """Push `start`'s excess up its tree to the root, splitting the tree below each arc with
+    less residual capacity than the excess. A root that turns strong (it had no excess) is
+    filed in its bucket."""
+    parent_of, up = tree[0], tree[1]
     n = parent_of.shape[0]
     node = start
     previous_excess = 1
@@ -206,17 +244,18 @@ def _push_excess(start, rev, res, excess, label, parent_of, up, first_child, nex
         excess[node] -= delta
         counters[PUSHES] += 1
         if excess[node] > 0:
-            _detach(node, parent_of, first_child, next_sibling, prev_sibling)
-            _enqueue(node, label[node], bucket_first, bucket_last, bucket_next)
+            _split(node, rev, label, tree, out, buckets)
             counters[SPLITS] += 1
         node = parent
     if excess[node] > 0 and previous_excess <= 0:
-        _enqueue(node, label[node], bucket_first, bucket_last, bucket_next)
+        _enqueue(node, label[node], buckets)
 
 
 @numba.njit(cache=True, inline="always")
-def _lift_tree(root, label, label_count, parent_of, first_child, next_sibling, next_scan):
+def _lift_tree(root, labels, tree):
     """Lift every vertex of root's tree to label n (out of the search for good)."""
+    label, label_count, _ = labels
+    parent_of, _, first_child, next_sibling, _, next_scan = tree
     n = label.shape[0]
     label_count[label[root]] -= 1
     label[root] = n
@@ -234,60 +273,53 @@ def _lift_tree(root, label, label_count, parent_of, first_child, next_sibling, n
 
 
 @numba.njit(cache=True, inline="always")
-def _next_strong_root(highest, first, label, label_count, current, parent_of, first_child,
-                      next_sibling, next_scan, bucket_first, bucket_last, bucket_next,
-                      counters):
+def _next_strong_root(highest, first, labels, tree, buckets, counters):
     """The strong root at the front of the highest nonempty bucket (FIFO), lifting the trees
     of buckets at a gap; when only bucket 0 holds roots, they move to label 1. Returns (root,
     its label), root n when no strong root is left."""
-    n = label.shape[0]
+    label_count = labels[1]
+    bucket_first = buckets[0]
+    n = label_count.shape[0] - 1
     for level in range(highest, 0, -1):
         if bucket_first[level] == n:
             continue
         if label_count[level - 1] > 0:
-            return _dequeue(level, bucket_first, bucket_next), level
+            return _dequeue(level, buckets), level
         while bucket_first[level] != n:
-            root = _dequeue(level, bucket_first, bucket_next)
-            _lift_tree(root, label, label_count, parent_of, first_child, next_sibling,
-                       next_scan)
+            _lift_tree(_dequeue(level, buckets), labels, tree)
             counters[GAPS] += 1
     if bucket_first[0] == n:
         return n, 0
     while bucket_first[0] != n:
-        root = _dequeue(0, bucket_first, bucket_next)
-        _relabel(root, first, label, label_count, current, counters)
-        _enqueue(root, 1, bucket_first, bucket_last, bucket_next)
-    return _dequeue(1, bucket_first, bucket_next), 1
+        root = _dequeue(0, buckets)
+        _relabel(root, first, labels, counters)
+        _enqueue(root, 1, buckets)
+    return _dequeue(1, buckets), 1
 
 
 @numba.njit(cache=True, inline="always")
-def _process_root(root, first, head, rev, res, excess, label, label_count, current,
-                  parent_of, up, first_child, next_sibling, prev_sibling, next_scan,
-                  bucket_first, bucket_last, bucket_next, counters):
+def _process_root(root, graph, res, excess, labels, tree, out, buckets, counters):
     """Depth-first search of root's vertices at its label for a merger arc: merge and push
     at the first found (returns False), else every vertex searched is relabelled (returns
     True: the root's label went up by one)."""
-    n = label.shape[0]
+    first, head, rev = graph
+    parent_of, _, first_child, next_sibling, _, next_scan = tree
+    n = parent_of.shape[0]
     next_scan[root] = first_child[root]
     node = root
     while True:
-        if _find_merger_arc(node, first, head, res, label, current):
-            arc = current[node]
+        arc = _find_merger_arc(node, head, labels, out)
+        if arc != NO_ARC:
             counters[MERGERS] += 1
-            _merge(node, head[arc], arc, rev, parent_of, up, first_child, next_sibling,
-                   prev_sibling)
-            _push_excess(root, rev, res, excess, label, parent_of, up, first_child,
-                         next_sibling, prev_sibling, bucket_first, bucket_last, bucket_next,
-                         counters)
+            _merge(node, head[arc], arc, rev, tree)
+            _push_excess(root, rev, res, excess, labels[0], tree, out, buckets, counters)
             return False
-        _next_child_or_relabel(node, first, label, label_count, current, next_sibling,
-                               next_scan, counters)
+        _next_child_or_relabel(node, first, labels, tree, counters)
         while next_scan[node] == n:  # climb back to a vertex with children left to search
             if node == root:
                 return True
             node = parent_of[node]
-            _next_child_or_relabel(node, first, label, label_count, current, next_sibling,
-                                   next_scan, counters)
+            _next_child_or_relabel(node, first, labels, tree, counters)
         child = next_scan[node]
         next_scan[node] = next_sibling[child]
         node = child
@@ -295,25 +327,24 @@ def _process_root(root, first, head, rev, res, excess, label, label_count, curre
 
 
 @numba.njit(cache=True, _nrt=False)
-def _phase_one(first, head, rev, res, excess, label, label_count, current, parent_of, up,
-               first_child, next_sibling, prev_sibling, next_scan, bucket_first, bucket_last,
-               bucket_next, counters):
+def _phase_one(graph, res, excess, labels, tree, out, buckets, counters):
     """The main loop of phase 1, on the initial forest: strong roots processed, highest
-    label first, until none is left."""
+    label first, until none is left.
+
+    Compiled without Numba's reference counting (as Numba's own sort and string kernels
+    are): it allocates nothing, and the counting of the arrays that its inlined helpers bind
+    (atomic increments) took ten times the algorithm's own work."""
+    label = labels[0]
     n = label.shape[0]
     highest = 1
     while True:
-        root, highest = _next_strong_root(highest, first, label, label_count, current,
-                                          parent_of, first_child, next_sibling, next_scan,
-                                          bucket_first, bucket_last, bucket_next, counters)
+        root, highest = _next_strong_root(highest, graph[0], labels, tree, buckets, counters)
         if root == n:
             return
         counters[ROOTS] += 1
-        if _process_root(root, first, head, rev, res, excess, label, label_count, current,
-                         parent_of, up, first_child, next_sibling, prev_sibling, next_scan,
-                         bucket_first, bucket_last, bucket_next, counters):
+        if _process_root(root, graph, res, excess, labels, tree, out, buckets, counters):
             highest = label[root]
-            _enqueue(root, highest, bucket_first, bucket_last, bucket_next)
+            _enqueue(root, highest, buckets)
 
 
 @numba.njit(cache=True)
@@ -338,19 +369,16 @@ def hpf_phase_one(first, head, rev, cap, res, excess, source, sink, counters):
     """Phase 1 on residuals `res` (the capacities) and excesses `excess` (zeros), both updated
     in place to a maximum preflow. Returns the labels: n on the minimum cut's source side."""
     n = excess.shape[0]
+    graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32))
     label = np.empty(n, np.int32)
-    label_count = np.empty(n + 1, np.uint32)
-    bucket_first = np.empty(n + 1, np.uint32)
-    bucket_last = np.empty(n + 1, np.uint32)
-    bucket_next = np.empty(n, np.uint32)
+    labels = (label.view(np.uint32), np.empty(n + 1, np.uint32), np.empty(n, np.uint32))
+    tree = (np.full(n, n, np.uint32), np.empty(n, np.uint32), np.full(n, n, np.uint32),
+            np.full(n, n, np.uint32), np.full(n, n, np.uint32), np.full(n, n, np.uint32))
+    out = (np.empty(head.shape[0], np.uint32), np.empty(n, np.uint32))
+    buckets = (np.empty(n + 1, np.uint32), np.empty(n + 1, np.uint32), np.empty(n, np.uint32))
     _saturate_terminal_arcs(first, head, rev, res, excess, source, sink)
-    _initial_forest(excess, label.view(np.uint32), label_count, bucket_first, bucket_last,
-                    bucket_next, source, sink)
-    _phase_one(first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), res, excess,
-               label.view(np.uint32), label_count, first[:n].view(np.uint32).copy(),
-               np.full(n, n, np.uint32), np.empty(n, np.uint32), np.full(n, n, np.uint32),
-               np.full(n, n, np.uint32), np.full(n, n, np.uint32), np.full(n, n, np.uint32),
-               bucket_first, bucket_last, bucket_next, counters)
+    _initial_forest(first, head, cap, excess, labels, out, buckets, source, sink)
+    _phase_one(graph, res, excess, labels, tree, out, buckets, counters)
     _settle_deficits(first, head, rev, cap, res, excess, source, sink)
     return label
 
