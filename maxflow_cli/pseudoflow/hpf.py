@@ -33,6 +33,7 @@ import numpy as np
 from maxflow_cli.residual import ResidualGraph
 
 NO_ARC = np.uint32(2**32 - 1)  # arc numbers stay below 2^31
+UNLISTED = np.uint32(2**32 - 1)  # the end of out-of-tree arcs not listed yet
 
 # Slots of the counters array: mergers, pushes along tree arcs, splits (pushes that saturate
 # an arc and leave a new strong root), relabels, trees lifted at gaps, strong roots processed.
@@ -130,23 +131,17 @@ def _saturate_terminal_arcs(first, head, rev, res, excess, source, sink):
 
 
 @numba.njit(cache=True)
-def _initial_forest(first, head, cap, excess, labels, out, buckets, source, sink):
+def _initial_forest(first, excess, labels, out, buckets, source, sink):
     """Every vertex a root of its own (the tree is all none): strong ones (excess > 0) at
-    label 1 in bucket 1 in vertex order, weak ones at 0, the source and sink at n; each
-    vertex's out-of-tree arcs are its arcs of positive capacity to other vertices but the
-    source and sink."""
+    label 1 in bucket 1 in vertex order, weak ones at 0, the source and sink at n; no
+    vertex's out-of-tree arcs listed yet."""
     label, label_count, current = labels
-    out_arcs, out_end = out
     n = label.shape[0]
     label_count[:] = 0
     buckets[0][:] = n
+    out[1][:] = UNLISTED
     for v in range(n):
         current[v] = first[v]
-        out_end[v] = first[v]
-        for a in range(first[v], first[v + 1]):
-            if cap[a] > 0 and head[a] != v and head[a] != source and head[a] != sink:
-                out_arcs[out_end[v]] = a
-                out_end[v] += 1
         label[v] = n if v == source or v == sink else (1 if excess[v] > 0 else 0)
         if label[v] < n:
             label_count[label[v]] += 1
@@ -155,13 +150,31 @@ def _initial_forest(first, head, cap, excess, labels, out, buckets, source, sink
 
 
 @numba.njit(cache=True, inline="always")
-def _find_merger_arc(u, head, labels, out):
+def _out_end(v, graph, out, source, sink):
+    """The end of v's out-of-tree arcs, listed on first use: at first they are its arcs of
+    positive capacity to other vertices but the source and sink (the vertices the search
+    never reaches keep none)."""
+    first, head, _, cap = graph
+    out_arcs, out_end = out
+    if out_end[v] == UNLISTED:
+        end = first[v]
+        for a in range(first[v], first[v + 1]):  # branch-free: about half the arcs are kept
+            w = head[a]
+            out_arcs[end] = a
+            end += (cap[a] > 0) & (w != v) & (w != source) & (w != sink)
+        out_end[v] = end
+    return out_end[v]
+
+
+@numba.njit(cache=True, inline="always")
+def _find_merger_arc(u, graph, labels, out, source, sink):
     """Take from u's out-of-tree arcs the next, from its current one on, to a vertex one
     label below u's (the last arc fills its place); NO_ARC when there is none left."""
+    head = graph[1]
     label, _, current = labels
     out_arcs, out_end = out
     wanted = label[u] - 1
-    end = out_end[u]
+    end = _out_end(u, graph, out, source, sink)
     for i in range(current[u], end):
         a = out_arcs[i]
         if label[head[a]] == wanted:
@@ -211,24 +224,27 @@ def _merge(strong, weak, arc, rev, tree):
 
 
 @numba.njit(cache=True, inline="always")
-def _split(node, rev, label, tree, out, buckets):
+def _split(node, graph, label, tree, out, buckets, source, sink):
     """Cut `node`, left with excess, off its parent: the saturated arc between them becomes
     an out-of-tree arc of the parent (the way it has residual capacity) and `node` roots a
     new strong tree."""
     parent_of, up = tree[0], tree[1]
     out_arcs, out_end = out
     parent = parent_of[node]
-    out_arcs[out_end[parent]] = rev[up[node]]
-    out_end[parent] += 1
+    end = _out_end(parent, graph, out, source, sink)
+    out_arcs[end] = graph[2][up[node]]
+    out_end[parent] = end + 1
     _detach(node, tree)
     _enqueue(node, label[node], buckets)
 
 
 @numba.njit(cache=True, inline="always")
-def _push_excess(start, rev, res, excess, label, tree, out, buckets, counters):
+def _push_excess(start, graph, res, excess, label, tree, out, buckets, source, sink,
+                 counters):
     """Push `start`'s excess up its tree to the root, splitting the tree below each arc with
     less residual capacity than the excess. A root that turns strong (it had no excess) is
     filed in its bucket."""
+    rev = graph[2]
     parent_of, up = tree[0], tree[1]
     n = parent_of.shape[0]
     node = start
@@ -244,7 +260,7 @@ def _push_excess(start, rev, res, excess, label, tree, out, buckets, counters):
         excess[node] -= delta
         counters[PUSHES] += 1
         if excess[node] > 0:
-            _split(node, rev, label, tree, out, buckets)
+            _split(node, graph, label, tree, out, buckets, source, sink)
             counters[SPLITS] += 1
         node = parent
     if excess[node] > 0 and previous_excess <= 0:
@@ -298,21 +314,23 @@ def _next_strong_root(highest, first, labels, tree, buckets, counters):
 
 
 @numba.njit(cache=True, inline="always")
-def _process_root(root, graph, res, excess, labels, tree, out, buckets, counters):
+def _process_root(root, graph, res, excess, labels, tree, out, buckets, source, sink,
+                  counters):
     """Depth-first search of root's vertices at its label for a merger arc: merge and push
     at the first found (returns False), else every vertex searched is relabelled (returns
     True: the root's label went up by one)."""
-    first, head, rev = graph
+    first, head, rev, _ = graph
     parent_of, _, first_child, next_sibling, _, next_scan = tree
     n = parent_of.shape[0]
     next_scan[root] = first_child[root]
     node = root
     while True:
-        arc = _find_merger_arc(node, head, labels, out)
+        arc = _find_merger_arc(node, graph, labels, out, source, sink)
         if arc != NO_ARC:
             counters[MERGERS] += 1
             _merge(node, head[arc], arc, rev, tree)
-            _push_excess(root, rev, res, excess, labels[0], tree, out, buckets, counters)
+            _push_excess(root, graph, res, excess, labels[0], tree, out, buckets, source, sink,
+                         counters)
             return False
         _next_child_or_relabel(node, first, labels, tree, counters)
         while next_scan[node] == n:  # climb back to a vertex with children left to search
@@ -327,7 +345,7 @@ def _process_root(root, graph, res, excess, labels, tree, out, buckets, counters
 
 
 @numba.njit(cache=True, _nrt=False)
-def _phase_one(graph, res, excess, labels, tree, out, buckets, counters):
+def _phase_one(graph, res, excess, labels, tree, out, buckets, source, sink, counters):
     """The main loop of phase 1, on the initial forest: strong roots processed, highest
     label first, until none is left.
 
@@ -342,7 +360,8 @@ def _phase_one(graph, res, excess, labels, tree, out, buckets, counters):
         if root == n:
             return
         counters[ROOTS] += 1
-        if _process_root(root, graph, res, excess, labels, tree, out, buckets, counters):
+        if _process_root(root, graph, res, excess, labels, tree, out, buckets, source, sink,
+                         counters):
             highest = label[root]
             _enqueue(root, highest, buckets)
 
@@ -369,7 +388,7 @@ def hpf_phase_one(first, head, rev, cap, res, excess, source, sink, counters):
     """Phase 1 on residuals `res` (the capacities) and excesses `excess` (zeros), both updated
     in place to a maximum preflow. Returns the labels: n on the minimum cut's source side."""
     n = excess.shape[0]
-    graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32))
+    graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), cap)
     label = np.empty(n, np.int32)
     labels = (label.view(np.uint32), np.empty(n + 1, np.uint32), np.empty(n, np.uint32))
     tree = (np.full(n, n, np.uint32), np.empty(n, np.uint32), np.full(n, n, np.uint32),
@@ -377,8 +396,8 @@ def hpf_phase_one(first, head, rev, cap, res, excess, source, sink, counters):
     out = (np.empty(head.shape[0], np.uint32), np.empty(n, np.uint32))
     buckets = (np.empty(n + 1, np.uint32), np.empty(n + 1, np.uint32), np.empty(n, np.uint32))
     _saturate_terminal_arcs(first, head, rev, res, excess, source, sink)
-    _initial_forest(first, head, cap, excess, labels, out, buckets, source, sink)
-    _phase_one(graph, res, excess, labels, tree, out, buckets, counters)
+    _initial_forest(first, excess, labels, out, buckets, source, sink)
+    _phase_one(graph, res, excess, labels, tree, out, buckets, source, sink, counters)
     _settle_deficits(first, head, rev, cap, res, excess, source, sink)
     return label
 
