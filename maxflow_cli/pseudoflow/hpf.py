@@ -19,12 +19,13 @@ returns the strong vertices' excesses to the source (hi_pr's stage 2 does that).
 
 Arcs are the residual graph's. As in pseudo-max, each vertex keeps a list of its out-of-tree
 arcs with residual capacity (in its own range of the arc slots: it has as many arcs as pairs
-of arcs meet it), arcs to the source and sink left out. Vertex n stands for none (no parent,
-child, sibling or root). As in hipr's core, vertex and arc numbers are unsigned (Numba guards
-a signed index against negative values). The arrays are grouped in tuples: graph (first,
-head, rev), tree (parent, up: the arc to it, first child, next and previous sibling, next
-child to scan), labels (label, vertices per label, current out-of-tree arc), out (the
-out-of-tree arcs, the end of each vertex's), buckets (first, last, next strong root).
+of arcs meet it), arcs to the source and sink left out, listed when first used. Vertex n
+stands for none (no parent, child, sibling or root). As in hipr's core, vertex and arc
+numbers are unsigned (Numba guards a signed index against negative values). The arrays are
+grouped in tuples: graph (first, head, rev, cap), tree (parent, up: the arc to it, first
+child, next and previous sibling, next child to scan), labels (label, vertices per label,
+current out-of-tree arc), out (the out-of-tree arcs, the end of each vertex's), buckets
+(first, last, next strong root).
 """
 
 import numba
