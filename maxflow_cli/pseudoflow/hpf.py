@@ -1,0 +1,413 @@
+"""Hochbaum's pseudoflow algorithm, highest label with FIFO buckets (HPF), in Numba.
+
+Hochbaum 2008 (Operations Research 56(4)); Chandran & Hochbaum 2009 (Operations Research
+57(2)), run as the authors' pseudo-max code and PBBS's pseudoSeq run it. Simple
+initialisation: every source arc and every sink arc saturated, each other vertex a tree of its
+own; those with excess are strong roots, filed in FIFO buckets by label (1; weak vertices 0).
+Each step takes a strong root of the highest label L and searches, depth first, its tree's
+vertices of label L for an out-of-tree residual arc to a vertex of label L-1 (a merger arc).
+Found: the strong branch hangs under that vertex (the path to its root reversed) and its
+root's excess is pushed up to the new root, the tree splitting below every arc that saturates
+(the excess left below roots a new strong tree). Not found: the vertices searched are
+relabelled to L+1. A bucket with no vertex one label below (a gap) lifts its trees out, to
+label n.
+
+Phase 1 ends with the minimum cut (the lifted vertices and the source) and leaves a pseudoflow:
+the deficits of weak roots are taken back out of their arcs into the sink (saturated at first,
+they bound every deficit), which makes it a maximum preflow. Phase 2, the recovery of a flow,
+returns the strong vertices' excesses to the source (hi_pr's stage 2 does that).
+
+Arcs are the residual graph's. As in pseudo-max, each vertex keeps a list of its out-of-tree
+arcs with residual capacity (in its own range of the arc slots: it has as many arcs as pairs
+of arcs meet it), arcs to the source and sink left out, listed when first used. Vertex n
+stands for none (no parent, child, sibling or root). As in hipr's core, vertex and arc
+numbers are unsigned (Numba guards a signed index against negative values). The arrays are
+grouped in tuples: graph (first, head, rev, cap), tree (parent, up: the arc to it, first
+child, next and previous sibling, next child to scan), labels (label, vertices per label,
+current out-of-tree arc), out (the out-of-tree arcs, the end of each vertex's), buckets
+(first, last, next strong root).
+"""
+
+import numba
+import numpy as np
+
+from maxflow_cli.residual import ResidualGraph
+
+NO_ARC = np.uint32(2**32 - 1)  # arc numbers stay below 2^31
+UNLISTED = np.uint32(2**32 - 1)  # the end of out-of-tree arcs not listed yet
+
+# Slots of the counters array: mergers, pushes along tree arcs, splits (pushes that saturate
+# an arc and leave a new strong root), relabels, trees lifted at gaps, strong roots processed.
+MERGERS, PUSHES, SPLITS, RELABELS, GAPS, ROOTS = range(6)
+COUNTER_NAMES = ("mergers", "pushes", "splits", "relabels", "gaps", "strong_roots")
+
+
+@numba.njit(cache=True, inline="always")
+def _attach(child, parent, tree):
+    """Make `child` (a root) the first child of `parent`."""
+    parent_of, _, first_child, next_sibling, prev_sibling, _ = tree
+    n = parent_of.shape[0]
+    sibling = first_child[parent]
+    parent_of[child] = parent
+    next_sibling[child] = sibling
+    prev_sibling[child] = n
+    if sibling != n:
+        prev_sibling[sibling] = child
+    first_child[parent] = child
+
+
+@numba.njit(cache=True, inline="always")
+def _detach(child, tree):
+    """Cut `child` from its parent: it becomes a root."""
+    parent_of, _, first_child, next_sibling, prev_sibling, _ = tree
+    n = parent_of.shape[0]
+    before = prev_sibling[child]
+    after = next_sibling[child]
+    if before == n:
+        first_child[parent_of[child]] = after
+    else:
+        next_sibling[before] = after
+    if after != n:
+        prev_sibling[after] = before
+    parent_of[child] = n
+
+
+@numba.njit(cache=True, inline="always")
+def _enqueue(v, level, buckets):
+    """File strong root v at the back of bucket `level`."""
+    bucket_first, bucket_last, bucket_next = buckets
+    n = bucket_next.shape[0]
+    bucket_next[v] = n
+    if bucket_first[level] == n:
+        bucket_first[level] = v
+    else:
+        bucket_next[bucket_last[level]] = v
+    bucket_last[level] = v
+
+
+@numba.njit(cache=True, inline="always")
+def _dequeue(level, buckets):
+    """Take the strong root at the front of bucket `level` (not empty)."""
+    bucket_first, _, bucket_next = buckets
+    v = bucket_first[level]
+    bucket_first[level] = bucket_next[v]
+    return v
+
+
+@numba.njit(cache=True, inline="always")
+def _relabel(v, first, labels, counters):
+    """Raise v's label by one; its arc scan starts over."""
+    label, label_count, current = labels
+    label_count[label[v]] -= 1
+    label[v] += 1
+    label_count[label[v]] += 1
+    current[v] = first[v]
+    counters[RELABELS] += 1
+
+
+@numba.njit(cache=True)
+def _saturate_terminal_arcs(first, head, rev, res, excess, source, sink):
+    """The simple initialisation's flow: every arc out of the source and every arc into the
+    sink saturated (self-loops aside); excess = inflow - outflow but at the sink.
+
+    A vertex's deficit is held at most the source's total capacity, which bounds all the
+    excess phase 1 can ever bring to it: a vertex held so stays weak (on the sink side) and
+    no excess overflows int64 (the sink's arcs may sum past it; build_residual bounds the
+    source's)."""
+    for a in range(first[source], first[source + 1]):
+        if head[a] != source and res[a] > 0:
+            excess[head[a]] += res[a]
+            res[rev[a]] += res[a]
+            excess[source] -= res[a]
+            res[a] = 0
+    bound = -excess[source]
+    for b in range(first[sink], first[sink + 1]):
+        a = rev[b]  # head[b] -> sink
+        v = head[b]
+        if v != sink and v != source and res[a] > 0:
+            delta = res[a] if res[a] - bound <= excess[v] else excess[v] + bound
+            excess[v] -= delta
+            res[b] += delta
+            res[a] -= delta
+
+
+@numba.njit(cache=True)
+def _initial_forest(first, excess, labels, out, buckets, source, sink):
+    """Every vertex a root of its own (the tree is all none): strong ones (excess > 0) at
+    label 1 in bucket 1 in vertex order, weak ones at 0, the source and sink at n; no
+    vertex's out-of-tree arcs listed yet."""
+    label, label_count, current = labels
+    n = label.shape[0]
+    label_count[:] = 0
+    buckets[0][:] = n
+    out[1][:] = UNLISTED
+    for v in range(n):
+        current[v] = first[v]
+        label[v] = n if v == source or v == sink else (1 if excess[v] > 0 else 0)
+        if label[v] < n:
+            label_count[label[v]] += 1
+        if label[v] == 1:
+            _enqueue(v, 1, buckets)
+
+
+@numba.njit(cache=True, inline="always")
+def _out_end(v, graph, out, source, sink):
+    """The end of v's out-of-tree arcs, listed on first use: at first they are its arcs of
+    positive capacity to other vertices but the source and sink (the vertices the search
+    never reaches keep none)."""
+    first, head, _, cap = graph
+    out_arcs, out_end = out
+    if out_end[v] == UNLISTED:
+        end = first[v]
+        for a in range(first[v], first[v + 1]):  # branch-free: about half the arcs are kept
+            w = head[a]
+            out_arcs[end] = a
+            end += (cap[a] > 0) & (w != v) & (w != source) & (w != sink)
+        out_end[v] = end
+    return out_end[v]
+
+
+@numba.njit(cache=True, inline="always")
+def _find_merger_arc(u, graph, labels, out, source, sink):
+    """Take from u's out-of-tree arcs the next, from its current one on, to a vertex one
+    label below u's (the last arc fills its place); NO_ARC when there is none left."""
+    head = graph[1]
+    label, _, current = labels
+    out_arcs, out_end = out
+    wanted = label[u] - 1
+    end = _out_end(u, graph, out, source, sink)
+    for i in range(current[u], end):
+        a = out_arcs[i]
+        if label[head[a]] == wanted:
+            current[u] = i
+            out_arcs[i] = out_arcs[end - 1]
+            out_end[u] = end - 1
+            return a
+    current[u] = end
+    return NO_ARC
+
+
+@numba.njit(cache=True, inline="always")
+def _next_child_or_relabel(u, first, labels, tree, counters):
+    """Move u's scan pointer to its next child of u's label (still to search); relabel u when
+    none is left (pseudo-max's checkChildren)."""
+    label = labels[0]
+    next_sibling, next_scan = tree[3], tree[5]
+    n = label.shape[0]
+    child = next_scan[u]
+    while child != n and label[child] != label[u]:
+        child = next_sibling[child]
+    next_scan[u] = child
+    if child == n:
+        _relabel(u, first, labels, counters)
+
+
+@numba.njit(cache=True, inline="always")
+def _merge(strong, weak, arc, rev, tree):
+    """Hang the strong branch under `weak` through `arc` (strong -> weak): the path from
+    `strong` to its root is reversed, so that `strong` becomes the branch's root."""
+    parent_of, up = tree[0], tree[1]
+    n = parent_of.shape[0]
+    node = strong
+    new_parent = weak
+    new_up = arc
+    while parent_of[node] != n:
+        old_parent = parent_of[node]
+        old_up = up[node]
+        _detach(node, tree)
+        _attach(node, new_parent, tree)
+        up[node] = new_up
+        new_parent = node
+        new_up = rev[old_up]
+        node = old_parent
+    _attach(node, new_parent, tree)
+    up[node] = new_up
+
+
+@numba.njit(cache=True, inline="always")
+def _split(node, graph, label, tree, out, buckets, source, sink):
+    """Cut `node`, left with excess, off its parent: the saturated arc between them becomes
+    an out-of-tree arc of the parent (the way it has residual capacity) and `node` roots a
+    new strong tree."""
+    parent_of, up = tree[0], tree[1]
+    out_arcs, out_end = out
+    parent = parent_of[node]
+    end = _out_end(parent, graph, out, source, sink)
+    out_arcs[end] = graph[2][up[node]]
+    out_end[parent] = end + 1
+    _detach(node, tree)
+    _enqueue(node, label[node], buckets)
+
+
+@numba.njit(cache=True, inline="always")
+def _push_excess(start, graph, res, excess, label, tree, out, buckets, source, sink,
+                 counters):
+    """Push `start`'s excess up its tree to the root, splitting the tree below each arc with
+    less residual capacity than the excess. A root that turns strong (it had no excess) is
+    filed in its bucket."""
+    rev = graph[2]
+    parent_of, up = tree[0], tree[1]
+    n = parent_of.shape[0]
+    node = start
+    previous_excess = 1
+    while excess[node] > 0 and parent_of[node] != n:
+        parent = parent_of[node]
+        previous_excess = excess[parent]
+        a = up[node]
+        delta = min(excess[node], res[a])
+        res[a] -= delta
+        res[rev[a]] += delta
+        excess[parent] += delta
+        excess[node] -= delta
+        counters[PUSHES] += 1
+        if excess[node] > 0:
+            _split(node, graph, label, tree, out, buckets, source, sink)
+            counters[SPLITS] += 1
+        node = parent
+    if excess[node] > 0 and previous_excess <= 0:
+        _enqueue(node, label[node], buckets)
+
+
+@numba.njit(cache=True, inline="always")
+def _lift_tree(root, labels, tree):
+    """Lift every vertex of root's tree to label n (out of the search for good)."""
+    label, label_count, _ = labels
+    parent_of, _, first_child, next_sibling, _, next_scan = tree
+    n = label.shape[0]
+    label_count[label[root]] -= 1
+    label[root] = n
+    next_scan[root] = first_child[root]
+    node = root
+    while node != n:
+        while next_scan[node] != n:
+            child = next_scan[node]
+            next_scan[node] = next_sibling[child]
+            node = child
+            next_scan[node] = first_child[node]
+            label_count[label[node]] -= 1
+            label[node] = n
+        node = parent_of[node]
+
+
+@numba.njit(cache=True, inline="always")
+def _next_strong_root(highest, first, labels, tree, buckets, counters):
+    """The strong root at the front of the highest nonempty bucket (FIFO), lifting the trees
+    of buckets at a gap; when only bucket 0 holds roots, they move to label 1. Returns (root,
+    its label), root n when no strong root is left."""
+    label_count = labels[1]
+    bucket_first = buckets[0]
+    n = label_count.shape[0] - 1
+    for level in range(highest, 0, -1):
+        if bucket_first[level] == n:
+            continue
+        if label_count[level - 1] > 0:
+            return _dequeue(level, buckets), level
+        while bucket_first[level] != n:
+            _lift_tree(_dequeue(level, buckets), labels, tree)
+            counters[GAPS] += 1
+    if bucket_first[0] == n:
+        return n, 0
+    while bucket_first[0] != n:
+        root = _dequeue(0, buckets)
+        _relabel(root, first, labels, counters)
+        _enqueue(root, 1, buckets)
+    return _dequeue(1, buckets), 1
+
+
+@numba.njit(cache=True, inline="always")
+def _process_root(root, graph, res, excess, labels, tree, out, buckets, source, sink,
+                  counters):
+    """Depth-first search of root's vertices at its label for a merger arc: merge and push
+    at the first found (returns False), else every vertex searched is relabelled (returns
+    True: the root's label went up by one)."""
+    first, head, rev, _ = graph
+    parent_of, _, first_child, next_sibling, _, next_scan = tree
+    n = parent_of.shape[0]
+    next_scan[root] = first_child[root]
+    node = root
+    while True:
+        arc = _find_merger_arc(node, graph, labels, out, source, sink)
+        if arc != NO_ARC:
+            counters[MERGERS] += 1
+            _merge(node, head[arc], arc, rev, tree)
+            _push_excess(root, graph, res, excess, labels[0], tree, out, buckets, source, sink,
+                         counters)
+            return False
+        _next_child_or_relabel(node, first, labels, tree, counters)
+        while next_scan[node] == n:  # climb back to a vertex with children left to search
+            if node == root:
+                return True
+            node = parent_of[node]
+            _next_child_or_relabel(node, first, labels, tree, counters)
+        child = next_scan[node]
+        next_scan[node] = next_sibling[child]
+        node = child
+        next_scan[node] = first_child[node]
+
+
+@numba.njit(cache=True, _nrt=False)
+def _phase_one(graph, res, excess, labels, tree, out, buckets, source, sink, counters):
+    """The main loop of phase 1, on the initial forest: strong roots processed, highest
+    label first, until none is left.
+
+    Compiled without Numba's reference counting (as Numba's own sort and string kernels
+    are): it allocates nothing, and the counting of the arrays that its inlined helpers bind
+    (atomic increments) took ten times the algorithm's own work."""
+    label = labels[0]
+    n = label.shape[0]
+    highest = 1
+    while True:
+        root, highest = _next_strong_root(highest, graph[0], labels, tree, buckets, counters)
+        if root == n:
+            return
+        counters[ROOTS] += 1
+        if _process_root(root, graph, res, excess, labels, tree, out, buckets, source, sink,
+                         counters):
+            highest = label[root]
+            _enqueue(root, highest, buckets)
+
+
+@numba.njit(cache=True)
+def _settle_deficits(first, head, rev, cap, res, excess, source, sink):
+    """Take each vertex's deficit back out of its arcs into the sink, which makes the
+    pseudoflow a preflow (the source's arcs stay saturated); the sink's excess becomes the
+    flow value."""
+    inflow = 0
+    for b in range(first[sink], first[sink + 1]):
+        v = head[b]
+        if cap[b] == 0 and excess[v] < 0 and res[b] > 0 and v != source:  # b: v -> sink's
+            delta = min(res[b], -excess[v])
+            res[b] -= delta
+            res[rev[b]] += delta
+            excess[v] += delta
+        inflow += res[b] - cap[b]
+    excess[sink] = inflow
+
+
+@numba.njit(cache=True)
+def hpf_phase_one(first, head, rev, cap, res, excess, source, sink, counters):
+    """Phase 1 on residuals `res` (the capacities) and excesses `excess` (zeros), both updated
+    in place to a maximum preflow. Returns the labels: n on the minimum cut's source side."""
+    n = excess.shape[0]
+    graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), cap)
+    label = np.empty(n, np.int32)
+    labels = (label.view(np.uint32), np.empty(n + 1, np.uint32), np.empty(n, np.uint32))
+    tree = (np.full(n, n, np.uint32), np.empty(n, np.uint32), np.full(n, n, np.uint32),
+            np.full(n, n, np.uint32), np.full(n, n, np.uint32), np.full(n, n, np.uint32))
+    out = (np.empty(head.shape[0], np.uint32), np.empty(n, np.uint32))
+    buckets = (np.empty(n + 1, np.uint32), np.empty(n + 1, np.uint32), np.empty(n, np.uint32))
+    _saturate_terminal_arcs(first, head, rev, res, excess, source, sink)
+    _initial_forest(first, excess, labels, out, buckets, source, sink)
+    _phase_one(graph, res, excess, labels, tree, out, buckets, source, sink, counters)
+    _settle_deficits(first, head, rev, cap, res, excess, source, sink)
+    return label
+
+
+def hpf_preflow(graph: ResidualGraph, res: np.ndarray) -> tuple[np.ndarray, dict]:
+    """Phase 1 on `graph`, `res` updated in place to a maximum preflow (its sink excess the
+    maximum flow value). Returns the excesses and the counters."""
+    excess = np.zeros(graph.n, np.int64)
+    counters = np.zeros(len(COUNTER_NAMES), np.int64)
+    hpf_phase_one(graph.first, graph.head, graph.rev, graph.cap, res, excess, graph.source,
+                  graph.sink, counters)
+    return excess, dict(zip(COUNTER_NAMES, counters.tolist()))

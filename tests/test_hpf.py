@@ -1,0 +1,141 @@
+"""pseudoflow.hpf and the `hpf` solver: the authors' operation counts, phase 1's minimum cut,
+phase 2 only when a flow is asked for, 64-bit values and degenerate networks."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from fixtures import DATA, ROOT
+from oracle import max_flow_value
+from test_solvers import INSTANCES, assert_certified
+
+from maxflow_cli.check import check_answer
+from maxflow_cli.dimacs.reader import read_network
+from maxflow_cli.network import Network
+from maxflow_cli.pseudoflow.hpf import COUNTER_NAMES, hpf_phase_one
+from maxflow_cli.registry import SolveOptions, get_solver
+from maxflow_cli.residual import build_residual
+
+
+def solve(network, want_flow=False):
+    graph = build_residual(network)
+    hpf = get_solver("hpf")
+    return graph, hpf.solve(graph, hpf.resolve(SolveOptions(want_flow=want_flow)))
+
+
+def test_counts_what_the_authors_code_counts():
+    """On CLRS's network, the PBBS pseudoSeq build of Chandran & Hochbaum's code (STATS)
+    counts 3 pushes, 3 mergers, 5 relabels and 2 gaps; it visits the arcs in the same order
+    here."""
+    _, result = solve(read_network(str(DATA / "clrs.max"))[0])
+    counters = result.counters
+    assert set(counters) == set(COUNTER_NAMES)
+    assert (counters["pushes"], counters["mergers"], counters["relabels"],
+            counters["gaps"]) == (3, 3, 5, 2)
+
+
+@pytest.mark.parametrize("path,expected", INSTANCES[:12], ids=[p.name for p, _ in INSTANCES[:12]])
+def test_counters_keep_their_relations(path, expected):
+    """Each strong root processed ends in a merger or in its own relabel; each merger pushes
+    at least once; a split is a push that saturates."""
+    _, result = solve(read_network(str(path))[0])
+    c = result.counters
+    assert result.flow_value == expected
+    assert c["mergers"] <= c["pushes"] and c["splits"] <= c["pushes"]
+    assert c["strong_roots"] <= c["mergers"] + c["relabels"]
+
+
+@pytest.mark.parametrize("path,expected", INSTANCES[:12], ids=[p.name for p, _ in INSTANCES[:12]])
+def test_phase_one_lifts_the_source_side_of_a_minimum_cut(path, expected):
+    """The vertices phase 1 leaves at label n (with the source, without the sink) are the
+    source side of a cut whose capacity is the maximum flow value."""
+    graph = build_residual(read_network(str(path))[0])
+    res, excess = graph.initial_residuals(), np.zeros(graph.n, np.int64)
+    label = hpf_phase_one(graph.first, graph.head, graph.rev, graph.cap, res, excess,
+                          graph.source, graph.sink, np.zeros(len(COUNTER_NAMES), np.int64))
+    side = label == graph.n
+    side[graph.source], side[graph.sink] = True, False
+    network = graph.network
+    crossing = side[network.tails] & ~side[network.heads]
+    assert int(network.caps[crossing].sum()) == expected == int(excess[graph.sink])
+
+
+def test_phase_two_runs_only_when_a_flow_is_asked_for():
+    """Without a flow: a preflow (excess left at some vertex), no stage 2 time; with one:
+    every vertex but the source and sink conserves flow, and the value is the same."""
+    network = read_network(str(DATA / "clrs.max"))[0]
+    graph, preflow = solve(network)
+    assert not preflow.is_flow and "stage2" not in preflow.times
+    assert "stage1" in preflow.times
+    inflow = np.zeros(graph.n, np.int64)
+    flows = graph.flows(preflow.res)
+    np.add.at(inflow, network.heads, flows)
+    np.add.at(inflow, network.tails, -flows)
+    inner = np.ones(graph.n, bool)
+    inner[[graph.source, graph.sink]] = False
+    assert np.any(inflow[inner] > 0)  # clrs's phase 1 leaves excess inside
+    graph, flow = solve(network, want_flow=True)
+    assert flow.is_flow and "stage2" in flow.times
+    assert flow.flow_value == preflow.flow_value == 23
+    assert check_answer(graph, flow).ok
+
+
+def test_flow_values_past_32_bits():
+    big = 2**40 + 7
+    arcs = [(0, 1, big), (0, 2, big), (1, 3, big), (2, 3, 2 * big), (1, 2, big), (0, 3, big)]
+    graph, result = solve(Network.from_arcs(4, 0, 3, arcs), want_flow=True)
+    assert_certified(graph, result, 3 * big)
+
+
+def test_sink_arcs_summing_past_int64():
+    """Three arcs of 2^62 into the sink from one vertex: its deficit is held at the source's
+    capacity, nothing overflows."""
+    arcs = [(0, 1, 5), (1, 2, 2**62), (1, 2, 2**62), (1, 2, 2**62), (3, 2, 2**62)]
+    graph, result = solve(Network.from_arcs(4, 0, 2, arcs))
+    assert_certified(graph, result, 5)
+
+
+DEGENERATE = {
+    "no arc from the source": (4, 0, 3, [(1, 2, 5), (2, 3, 5), (3, 0, 9)]),
+    "only source-sink arcs": (2, 0, 1, [(0, 1, 3), (0, 1, 4), (1, 0, 8)]),
+    "source-sink arcs beside a path": (3, 0, 2, [(0, 2, 3), (0, 1, 4), (1, 2, 2), (0, 2, 1)]),
+    "parallel arcs": (3, 0, 2, [(0, 1, 2), (0, 1, 3), (1, 2, 4), (1, 2, 4), (1, 2, 0)]),
+    "zero capacities": (4, 0, 3, [(0, 1, 0), (1, 3, 7), (0, 2, 6), (2, 3, 0), (2, 1, 0)]),
+    "self-loops, arcs into the source, out of the sink": (
+        4, 0, 3, [(1, 1, 9), (0, 0, 4), (0, 1, 5), (1, 0, 5), (1, 3, 4), (3, 1, 6), (3, 3, 1),
+                  (2, 0, 3), (1, 2, 2), (2, 3, 9)]),
+    "sink unreachable, vertices isolated": (6, 1, 4, [(1, 2, 5), (2, 3, 5), (4, 1, 2)]),
+}
+
+
+@pytest.mark.parametrize("want_flow", (False, True))
+@pytest.mark.parametrize("case", DEGENERATE)
+def test_degenerate_networks(case, want_flow):
+    n, source, sink, arcs = DEGENERATE[case]
+    graph, result = solve(Network.from_arcs(n, source, sink, arcs), want_flow)
+    assert result.is_flow == want_flow
+    assert_certified(graph, result, max_flow_value(n, source, sink, arcs))
+
+
+PHASE_ONE_IN_A_NEW_PROCESS = """
+import numpy as np
+from maxflow_cli.dimacs.reader import read_network
+from maxflow_cli.pseudoflow.hpf import hpf_preflow
+from maxflow_cli.residual import build_residual
+graph = build_residual(read_network("data/clrs.max")[0])
+excess, counters = hpf_preflow(graph, graph.initial_residuals())
+assert excess[graph.sink] == 23, excess
+"""
+
+
+def test_phase_one_loads_from_numba_cache_in_a_new_process(tmp_path):
+    """Phase 1's main loop is compiled without reference counting; a second process loads it
+    from Numba's disk cache and runs it."""
+    environment = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    for attempt in ("compiles", "loads"):
+        done = subprocess.run([sys.executable, "-I", "-c", PHASE_ONE_IN_A_NEW_PROCESS],
+                              cwd=ROOT, env=environment, capture_output=True, text=True)
+        assert done.returncode == 0, f"{attempt}: exit {done.returncode}\n{done.stderr}"
+    assert any(tmp_path.rglob("*hpf*.nbi"))
