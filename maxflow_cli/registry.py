@@ -1,8 +1,9 @@
 """The solver registry: every solver is a SolverSpec, called the same way.
 
-The solver modules (maxflow_cli/solvers/, listed in SOLVER_MODULES) register themselves when
-they are imported, with register_compiled or register_with_kernels and the shared parameter
-definitions below; they are imported the first time the registry is asked for a solver.
+The solver modules (every module of maxflow_cli/solvers/, found by solver_modules) register
+themselves when they are imported, with register_compiled or register_with_kernels and the
+shared parameter definitions below; they are imported the first time the registry is asked
+for a solver.
 
 ``spec.prepare(options)`` compiles what the solver needs (Numba functions, CUDA kernels) and
 returns the seconds it took, so that compile time stays out of solve times;
@@ -12,6 +13,7 @@ a solver cannot run here (no GPU, no PyCUDA), or None.
 
 import importlib
 import math
+import pkgutil
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -111,11 +113,6 @@ class SolverSpec:
         return resolved
 
 
-# The modules of maxflow_cli/solvers/, each registering its solvers; a new solver adds its
-# module's name here.
-SOLVER_MODULES = ("hipr", "hipr_forward", "cuda", "gpu_bfs", "gpu_sync", "hybrid", "lockfree",
-                  "openmp_cuda", "self_stabilizing", "mpi")
-
 DEFAULT_SOLVER = "hipr-forward"  # what `maxflow solve` runs without --solver (see the README)
 
 _REGISTRY: dict[str, SolverSpec] = {}
@@ -127,11 +124,18 @@ def register(spec: SolverSpec) -> SolverSpec:
     return spec
 
 
+def solver_modules() -> list[str]:
+    """The modules of maxflow_cli/solvers/, each registering its solvers, by name (found, not
+    listed: a new solver's module joins by being there)."""
+    package = importlib.import_module("maxflow_cli.solvers")
+    return [module.name for module in pkgutil.iter_modules(package.__path__)]
+
+
 def solvers() -> dict[str, SolverSpec]:
     """Every registered solver by name, the solver modules imported on the first call."""
     global _loaded
     if not _loaded:
-        for module in SOLVER_MODULES:
+        for module in solver_modules():
             importlib.import_module(f"maxflow_cli.solvers.{module}")
         _loaded = True
     return _REGISTRY
