@@ -10,7 +10,7 @@ A cycle with no active vertex ends the launch, as nothing can change any more.
 import numba
 import numpy as np
 
-from maxflow_cli.pushrelabel.relabel import lowest_neighbour
+from maxflow_cli.steps import lowest_neighbour
 
 RELABELED, WAITING = -1, -2
 

@@ -15,8 +15,9 @@ import numba
 import numpy as np
 
 from maxflow_cli.pushrelabel.parallel_relabel import parallel_gap_relabel
-from maxflow_cli.pushrelabel.relabel import lift_bucket, reverse_bfs, saturate_source_arcs
+from maxflow_cli.pushrelabel.relabel import lift_bucket, saturate_source_arcs
 from maxflow_cli.residual import ResidualGraph
+from maxflow_cli.steps import reverse_bfs
 
 # Slots of the counters array shared with the hybrids.
 PUSHES, RELABELS, GLOBAL_UPDATES, GAPS, GAP_VERTICES, WORK = range(6)

@@ -39,8 +39,8 @@ from maxflow_cli.atomics import (
     atomic_store,
     yield_thread,
 )
-from maxflow_cli.kernels.global_relabel_cpu import cancel_at
-from maxflow_cli.pushrelabel.relabel import lift_bucket, reverse_bfs
+from maxflow_cli.pushrelabel.relabel import lift_bucket
+from maxflow_cli.steps import cancel_at, reverse_bfs
 
 ALLOWED_CPUS = len(os.sched_getaffinity(0))
 """The CPUs this process may use, read at import: an OpenMP runtime told to bind its threads

@@ -30,10 +30,11 @@ from maxflow_cli.pushrelabel.parallel_relabel import (
     parallel_global_relabel,
     threads_in_use,
 )
-from maxflow_cli.pushrelabel.relabel import initialize_preflow, lowest_neighbour, unfinished
+from maxflow_cli.pushrelabel.relabel import initialize_preflow, unfinished
 from maxflow_cli.registry import HIPR_PARAMETERS, THREADS_PARAMETER, SolveOptions, register_compiled
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
+from maxflow_cli.steps import lowest_neighbour
 
 PUSHES, RELABELS, WORK, PASSES = range(4)
 
