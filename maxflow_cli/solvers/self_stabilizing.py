@@ -49,6 +49,7 @@ import numpy as np
 
 from maxflow_cli.errors import MaxflowError
 from maxflow_cli.kernels.self_stabilizing import BATCH, open_stabilizing_device
+from maxflow_cli.kernels.self_stabilizing_cpu import PULL, REDUCE_INFLOW, REDUCE_OUTFLOW
 from maxflow_cli.registry import SolveOptions, cycles_parameter, register_with_kernels
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
@@ -81,8 +82,9 @@ def solve_self_stabilizing(graph: ResidualGraph, options: SolveOptions) -> Solve
         device.close()
     sink_arcs = slice(graph.first[graph.sink], graph.first[graph.sink + 1])
     flow_value = sum((res[sink_arcs] - graph.cap[sink_arcs]).tolist())
-    counters = {"rounds": rounds, "reduce_inflow": int(moves[0]), "pulls": int(moves[1]),
-                "reduce_outflow": int(moves[2])}
+    # the kernels count the arcs that the moves of guard g changed in moves[g - 1]
+    counters = {"rounds": rounds} | {name: int(moves[guard - 1]) for name, guard in (
+        ("reduce_inflow", REDUCE_INFLOW), ("pulls", PULL), ("reduce_outflow", REDUCE_OUTFLOW))}
     # a fixpoint is a flow already: with want_flow there is no second stage to run
     return SolveResult("self-stabilizing", flow_value, res, options.want_flow, times, counters)
 
