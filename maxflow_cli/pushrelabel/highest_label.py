@@ -150,33 +150,41 @@ def _relabel(i, first, head, res, label):
 
 
 @numba.njit(cache=True, inline="always")
-def _gap(empty, d_max, first_inactive, b_next, label, parallel_gap):
+def _gap(empty, d_max, first_inactive, b_next, label, parallel_gap, counters):
     """hi_pr's gap(): bucket `empty` has no vertex left, so no vertex above it reaches the sink;
     the inactive vertices of the buckets above it, up to d_max, are lifted to n (with
     `parallel_gap`, the buckets in parallel by Alvino's Algorithm 14, with the same outcome).
-    Returns how many were lifted."""
+    Counts the gap and the vertices lifted."""
+    counters[GAPS] += 1
     if parallel_gap:
-        return parallel_gap_relabel(first_inactive, b_next, label, empty, d_max)
-    lifted = 0
+        counters[GAP_VERTICES] += parallel_gap_relabel(first_inactive, b_next, label, empty,
+                                                       d_max)
+        return
     for level in range(empty + 1, d_max + 1):
-        lifted += lift_bucket(first_inactive, b_next, label, level)
-    return lifted
+        counters[GAP_VERTICES] += lift_bucket(first_inactive, b_next, label, level)
+
+
+@numba.njit(cache=True, inline="always")
+def _activate(j, d, first_active, first_inactive, b_next, b_prev):
+    """hi_pr's iDelete, then aAdd: j, inactive at label d, moves to the active list."""
+    nxt = b_next[j]
+    if first_inactive[d] == j:
+        first_inactive[d] = nxt
+        b_prev[nxt] = b_prev.shape[0] - 1
+    else:
+        prv = b_prev[j]
+        b_next[prv] = nxt
+        b_prev[nxt] = prv
+    _add_active(j, d, first_active, b_next)
 
 
 @numba.njit(cache=True)
 def _stage_one(first, head, rev, res, excess, label, current, first_active, first_inactive,
                b_next, b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
                counters, parallel_gap, gaps_above, seeded_from, work_budget):
-    """hi_pr's stageOne(), with its discharge(), on unsigned views of the vertex and arc arrays
-    (see hipr_stage_one).
-
-    discharge() is written out in the main loop rather than in a function of its own: Numba
-    inlines a function by binding its array arguments anew, and the reference counting of
-    those bindings (atomic, a dozen per discharge) was not pruned in a function this size.
-    """
+    """hi_pr's stageOne(), discharge() written out, on unsigned views (see hipr_stage_one)."""
     n = label.shape[0]
-    m = head.shape[0] // 2
-    threshold = alpha * n + m
+    threshold = alpha * n + head.shape[0] // 2  # alpha * n + m
     a_max, a_min, d_max = _build_buckets(label, excess, source, sink, first_active,
                                          first_inactive, b_next, b_prev)
     work = 0
@@ -201,16 +209,7 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
                         res[a] -= delta
                         res[rev[a]] += delta
                         if j != sink and excess[j] == 0:
-                            # hi_pr's iDelete, then aAdd: j moves to the active list
-                            nxt = b_next[j]
-                            if first_inactive[j_label] == j:
-                                first_inactive[j_label] = nxt
-                                b_prev[nxt] = n
-                            else:
-                                prv = b_prev[j]
-                                b_next[prv] = nxt
-                                b_prev[nxt] = prv
-                            _add_active(j, j_label, first_active, b_next)
+                            _activate(j, j_label, first_active, first_inactive, b_next, b_prev)
                             a_min = min(a_min, j_label)
                             if j_label > a_max:  # i was relabeled above aMax
                                 a_max = j_label
@@ -233,11 +232,8 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
             current[i] = new_current
             d_max = max(d_max, new_label)
             if d > gaps_above and first_active[d] == n and first_inactive[d] == n:
-                counters[GAPS] += 1
-                counters[GAP_VERTICES] += _gap(d, d_max, first_inactive, b_next, label,
-                                               parallel_gap)
-                d_max = d - 1
-                a_max = d - 1
+                _gap(d, d_max, first_inactive, b_next, label, parallel_gap, counters)
+                d_max = a_max = d - 1
                 if label[i] == n:
                     break
         if a_max < a_min:
@@ -277,12 +273,15 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     `mpi` part's ghosts, at their owners' labels). With `work_budget` (>= 0), it also stops
     (STOPPED_AT_GLOBAL_UPDATE) at a global update once counters[WORK] has reached it.
 
-    Vertex numbers, arc numbers and labels go in as unsigned views: Numba guards every access
-    through a signed index against negative indices (a compare and a select on the length of
-    the array), which cost more than half again hi_pr's time; through an unsigned one it
-    does not. The work arrays (current arcs, buckets) are made here and passed in, because
-    Numba prunes the reference counting around the helpers inlined in _stage_one for the
-    arrays it is given, not for arrays it makes itself.
+    hi_pr's discharge() is written out in _stage_one's loop: Numba inlines a function by
+    binding its array arguments anew, and the reference counting of those bindings (atomic, a
+    dozen per discharge) was not pruned in a function that size; called, not inlined, it is
+    slower still. Vertex numbers, arc numbers and labels go in as unsigned views: Numba
+    guards every access through a signed index against negative indices (a compare and a
+    select on the length of the array), which cost more than half again hi_pr's time; through
+    an unsigned one it does not. The work arrays (current arcs, buckets) are made here and
+    passed in, because Numba prunes the reference counting around the helpers inlined in
+    _stage_one for the arrays it is given, not for arrays it makes itself.
     """
     n = label.shape[0]
     current = first[:n].view(np.uint32).copy()
@@ -312,6 +311,40 @@ def _return_excess(i, first, head, rev, res, cap, excess):
         a += 1
 
 
+WHITE, GREY, BLACK = 0, 1, 2  # stage 2's DFS: not reached, on the DFS path, scanned
+
+
+@numba.njit(cache=True)
+def _cancel_cycle(i, j, a, head, rev, res, current, color):
+    """A flow cycle of hi_pr's stageTwo(): arc a from the DFS's vertex i reaches j on its path,
+    whose current arcs lead back to i. Cancel the cycle's smallest flow, and return where to
+    back the DFS up to: the tail of the first saturated arc of the cycle (i where none is)."""
+    delta = res[a]  # find the cycle's smallest flow
+    while True:
+        delta = min(delta, res[current[j]])
+        if j == i:
+            break
+        j = head[current[j]]
+    j = i  # cancel it
+    while True:
+        b = current[j]
+        res[b] -= delta
+        res[rev[b]] += delta
+        j = head[b]
+        if j == i:
+            break
+    restart = i  # back the DFS up to the first saturated arc of the cycle
+    j = head[current[i]]
+    while j != i:
+        b = current[j]
+        if color[j] == WHITE or res[b] == 0:
+            color[head[current[j]]] = WHITE
+            if color[j] != WHITE:
+                restart = j
+        j = head[b]
+    return restart
+
+
 @numba.njit(cache=True)
 def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
     """hi_pr's stageTwo(): turn a maximum preflow into a maximum flow.
@@ -319,7 +352,6 @@ def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
     DFS in the reverse flow graph from the vertices with excess, cancelling flow cycles and
     ordering the vertices topologically, then return the excesses in that order.
     """
-    white, grey, black = 0, 1, 2
     n = excess.shape[0]
     for i in range(n):  # self-loops carry nothing
         for a in range(first[i], first[i + 1]):
@@ -332,46 +364,22 @@ def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
     top = np.int64(-1)  # not a literal, which would compile _return_excess once more
     bottom = np.int64(-1)
     for root in range(n):
-        if color[root] != white or excess[root] <= 0 or root == source or root == sink:
+        if color[root] != WHITE or excess[root] <= 0 or root == source or root == sink:
             continue
         i = root
-        color[i] = grey
+        color[i] = GREY
         while True:
             while current[i] != first[i + 1]:
                 a = current[i]
                 if cap[a] == 0 and res[a] > 0:
                     j = head[a]
-                    if color[j] == white:  # start scanning j
-                        color[j] = grey
+                    if color[j] == WHITE:  # start scanning j
+                        color[j] = GREY
                         parent[j] = i
                         i = j
                         break
-                    if color[j] == grey:
-                        # a flow cycle: find its smallest flow, cancel it
-                        delta = res[a]
-                        while True:
-                            delta = min(delta, res[current[j]])
-                            if j == i:
-                                break
-                            j = head[current[j]]
-                        j = i
-                        while True:
-                            b = current[j]
-                            res[b] -= delta
-                            res[rev[b]] += delta
-                            j = head[b]
-                            if j == i:
-                                break
-                        # back the DFS up to the first saturated arc of the cycle
-                        restart = i
-                        j = head[current[i]]
-                        while j != i:
-                            b = current[j]
-                            if color[j] == white or res[b] == 0:
-                                color[head[current[j]]] = white
-                                if color[j] != white:
-                                    restart = j
-                            j = head[b]
+                    if color[j] == GREY:  # a flow cycle
+                        restart = _cancel_cycle(i, j, a, head, rev, res, current, color)
                         if restart != i:
                             i = restart
                             current[i] += 1
@@ -379,7 +387,7 @@ def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
                 current[i] += 1
             if current[i] == first[i + 1]:
                 # scan of i complete
-                color[i] = black
+                color[i] = BLACK
                 if i != source:
                     if bottom == -1:
                         bottom = i
