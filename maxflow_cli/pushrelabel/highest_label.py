@@ -85,16 +85,17 @@ def _build_buckets(label, excess, source, sink, first_active, first_inactive, b_
 
 @numba.njit(cache=True)
 def _global_update(first, head, rev, res, excess, label, current, sink, seeded_from,
-                   first_active, first_inactive, b_next, b_prev):
+                   first_active, first_inactive, b_next, b_prev, counters):
     """hi_pr's globalUpdate(): exact labels by reverse BFS, buckets rebuilt, current arcs reset.
 
     As in hi_pr, the BFS scans each level's inactive list, then its active list, and files
     every newly labelled vertex at the front of its list, so the buckets (and the discharge
     order that follows) come out in hi_pr's order. The vertices from `seeded_from` on keep
     their labels and seed the BFS at them (the ghosts of an `mpi` part, at their owners'
-    labels; none in hipr); a `sink` of n or more is not in the graph. Returns (aMax, aMin,
-    dMax).
+    labels; none in hipr); a `sink` of n or more is not in the graph. Counts the update;
+    returns (aMax, aMin, dMax).
     """
+    counters[GLOBAL_UPDATES] += 1
     n = label.shape[0]
     label[:seeded_from] = n
     first_active[:] = n
@@ -165,17 +166,12 @@ def _gap(empty, d_max, first_inactive, b_next, label, parallel_gap, counters):
 
 
 @numba.njit(cache=True, inline="always")
-def _activate(j, d, first_active, first_inactive, b_next, b_prev):
-    """hi_pr's iDelete, then aAdd: j, inactive at label d, moves to the active list."""
-    nxt = b_next[j]
-    if first_inactive[d] == j:
-        first_inactive[d] = nxt
-        b_prev[nxt] = b_prev.shape[0] - 1
-    else:
-        prv = b_prev[j]
-        b_next[prv] = nxt
-        b_prev[nxt] = prv
-    _add_active(j, d, first_active, b_next)
+def _widened(a_min, a_max, d_max, level):
+    """aMin, aMax and dMax once a vertex at `level` is active (above aMax: i was relabeled
+    above it)."""
+    if level > a_max:
+        return min(a_min, level), level, max(d_max, level)
+    return min(a_min, level), a_max, d_max
 
 
 @numba.njit(cache=True)
@@ -209,11 +205,15 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
                         res[a] -= delta
                         res[rev[a]] += delta
                         if j != sink and excess[j] == 0:
-                            _activate(j, j_label, first_active, first_inactive, b_next, b_prev)
-                            a_min = min(a_min, j_label)
-                            if j_label > a_max:  # i was relabeled above aMax
-                                a_max = j_label
-                                d_max = max(d_max, a_max)
+                            # hi_pr's iDelete (a list's first has b_prev n), then aAdd
+                            nxt, prv = b_next[j], b_prev[j]
+                            if first_inactive[j_label] == j:
+                                first_inactive[j_label] = nxt
+                            else:
+                                b_next[prv] = nxt
+                            b_prev[nxt] = prv
+                            _add_active(j, j_label, first_active, b_next)
+                            a_min, a_max, d_max = _widened(a_min, a_max, d_max, j_label)
                         excess[j] += delta
                         excess[i] -= delta
                         if excess[i] == 0:
@@ -228,25 +228,21 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
             new_label, new_current = _relabel(i, first, head, res, label)
             if new_label == n:
                 break
-            label[i] = new_label
-            current[i] = new_current
+            label[i], current[i] = new_label, new_current
             d_max = max(d_max, new_label)
             if d > gaps_above and first_active[d] == n and first_inactive[d] == n:
                 _gap(d, d_max, first_inactive, b_next, label, parallel_gap, counters)
                 d_max = a_max = d - 1
                 if label[i] == n:
                     break
-        if a_max < a_min:
-            break
-        if work * frequency > threshold:
+        if a_max >= a_min and work * frequency > threshold:
             counters[WORK] += work
             work = 0
             if stop_at_global_update or 0 <= work_budget <= counters[WORK]:
                 return STOPPED_AT_GLOBAL_UPDATE
-            counters[GLOBAL_UPDATES] += 1
             a_max, a_min, d_max = _global_update(first, head, rev, res, excess, label, current,
                                                  sink, seeded_from, first_active,
-                                                 first_inactive, b_next, b_prev)
+                                                 first_inactive, b_next, b_prev, counters)
     counters[WORK] += work
     return DONE
 
@@ -273,15 +269,15 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     `mpi` part's ghosts, at their owners' labels). With `work_budget` (>= 0), it also stops
     (STOPPED_AT_GLOBAL_UPDATE) at a global update once counters[WORK] has reached it.
 
-    hi_pr's discharge() is written out in _stage_one's loop: Numba inlines a function by
-    binding its array arguments anew, and the reference counting of those bindings (atomic, a
-    dozen per discharge) was not pruned in a function that size; called, not inlined, it is
-    slower still. Vertex numbers, arc numbers and labels go in as unsigned views: Numba
-    guards every access through a signed index against negative indices (a compare and a
-    select on the length of the array), which cost more than half again hi_pr's time; through
-    an unsigned one it does not. The work arrays (current arcs, buckets) are made here and
-    passed in, because Numba prunes the reference counting around the helpers inlined in
-    _stage_one for the arrays it is given, not for arrays it makes itself.
+    hi_pr's discharge() is written out in _stage_one's loop, and so are its stores to the
+    buckets: Numba inlines a function by binding its array arguments anew, and the reference
+    counting of those bindings (atomic, a dozen per discharge) is not pruned in a function that
+    size; called, not inlined, it is slower still. Vertex numbers, arc numbers and labels go in
+    as unsigned views: Numba guards every access through a signed index against negative indices
+    (a compare and a select on the length of the array), which cost more than half again hi_pr's
+    time; through an unsigned one it does not. The work arrays (current arcs, buckets) are made
+    here and passed in, because Numba prunes the reference counting around the helpers inlined
+    in _stage_one for the arrays it is given, not for arrays it makes itself.
     """
     n = label.shape[0]
     current = first[:n].view(np.uint32).copy()
