@@ -85,7 +85,26 @@ def test_solver_parameters_out_of_bounds_are_refused(solver, params, message):
 def test_kernel_cycles_is_one_parameter_shared_by_cuda_and_hybrid():
     cuda, hybrid = ({p.name: p for p in get_solver(name).parameters}["kernel_cycles"]
                     for name in ("cuda", "hybrid"))
-    assert cuda is hybrid and "cuda" in cuda.help and "hybrid" in cuda.help
+    assert cuda is hybrid and all_parameters()["kernel_cycles"].help.startswith(
+        "cuda, hybrid: push/relabel iterations")
+
+
+def test_the_help_of_a_shared_parameter_is_each_solvers_own():
+    shown = all_parameters()["global_update_frequency"].help.split("; ")
+    hipr = next(text for text in shown if text.startswith("hipr, hipr-forward, "))
+    assert "gpu-sync" not in hipr and "hi_pr's 0.5" in hipr
+    assert [text for text in shown if text.startswith("gpu-sync: global relabel when")]
+    block_size = all_parameters()["block_size"].help
+    assert "cuda, hybrid: threads per CUDA block, a multiple of 32 (32: small" in block_size
+
+
+def test_a_parameter_parses_and_checks_text():
+    alpha = {p.name: p for p in get_solver("hipr").parameters}["alpha"]
+    assert alpha.parse("7") == 7
+    with pytest.raises(ParameterError, match=r"^alpha='x' is not an integer$"):
+        alpha.parse("x")
+    with pytest.raises(ParameterError, match="^--alpha -1: must be in 0..1000000$"):
+        alpha.parse("-1")
 
 
 SOLVERS_DIR = Path(maxflow_cli.__file__).parent / "solvers"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.keyvalue import assignment, comma_items
-from maxflow_cli.registry import Parameter, SolverSpec, get_solver
+from maxflow_cli.registry import SolverSpec, get_solver
 
 
 @dataclass(frozen=True)
@@ -25,20 +25,6 @@ class Configuration:
     params: dict
 
 
-def _value(parameter: Parameter, text: str, where: str):
-    """``text`` as the parameter's type, within its bounds (Parameter.check)."""
-    try:
-        value = parameter.type(text)
-    except ValueError:
-        kind = {int: "an integer", float: "a number"}.get(parameter.type, parameter.type.__name__)
-        raise ParameterError(f"{where}: {parameter.name}={text!r} is not {kind}") from None
-    try:
-        parameter.check(value)
-    except ParameterError as error:
-        raise ParameterError(f"{where}: {error}") from None
-    return value
-
-
 def _add_parameter(spec: SolverSpec, params: dict, item: str, where: str) -> None:
     """Parse ``KEY=VALUE`` for ``spec`` into ``params``; refuses unknown, empty or repeated keys."""
     key, text = assignment(item, where, params, key_of=lambda key: key.replace("-", "_"))
@@ -46,7 +32,10 @@ def _add_parameter(spec: SolverSpec, params: dict, item: str, where: str) -> Non
     if key not in known:
         takes = f"it takes {', '.join(known)}" if known else "it takes none"
         raise ParameterError(f"{where}: solver '{spec.name}' has no parameter '{key}' ({takes})")
-    params[key] = _value(known[key], text, where)
+    try:
+        params[key] = known[key].parse(text)
+    except ParameterError as error:
+        raise ParameterError(f"{where}: {error}") from None
 
 
 def _start(item: str, where: str) -> tuple[SolverSpec, str | None, str]:

@@ -95,6 +95,6 @@ register_with_kernels(
     "Alvino 2015, §3.2.2, Algorithms 7-8 (da Silva 2013, after Ghosh, Gupta & Pemmaraju 1995)",
     solve_self_stabilizing, (
         cycles_parameter("max_rounds", 1 << 24,
-                         "self-stabilizing: rounds (three kernel launches each) after which "
+                         "rounds (three kernel launches each) after which "
                          "it stops with an error"),
     ), in_default_bench=False)
