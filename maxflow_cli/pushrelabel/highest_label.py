@@ -274,10 +274,11 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     counting of those bindings (atomic, a dozen per discharge) is not pruned in a function that
     size; called, not inlined, it is slower still. Vertex numbers, arc numbers and labels go in
     as unsigned views: Numba guards every access through a signed index against negative indices
-    (a compare and a select on the length of the array), which cost more than half again hi_pr's
-    time; through an unsigned one it does not. The work arrays (current arcs, buckets) are made
-    here and passed in, because Numba prunes the reference counting around the helpers inlined
-    in _stage_one for the arrays it is given, not for arrays it makes itself.
+    (a compare and a select on the length of the array; the README's "Measurements behind the
+    code" says what it cost); through an unsigned one it does not. The work arrays (current
+    arcs, buckets) are made here and passed in, because Numba prunes the reference counting
+    around the helpers inlined in _stage_one for the arrays it is given, not for arrays it makes
+    itself.
     """
     n = label.shape[0]
     current = first[:n].view(np.uint32).copy()
