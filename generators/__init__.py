@@ -33,34 +33,46 @@ class Preset:
     name: str
     family: str
     params: dict
+    sizes: str = ""
+    """Which sizes of the papers' families it is: "quick" (the bench's quick suite), "papers"
+    (Gutiérrez Mota 2012 table 3.2; He & Hong 2010 §VII: the same) or "" (neither)."""
 
     def size(self) -> tuple[int, int, int]:
         """Vertices, arcs and approximate file size."""
         return FAMILIES[self.family].size(**self.params)
 
 
+def _sizes(quick: tuple, papers: tuple, larger: tuple = ()) -> list[tuple[str, tuple | int]]:
+    """(Preset.sizes, size) for a family of the papers: its quick sizes, the papers', larger."""
+    return ([("quick", size) for size in quick] + [("papers", size) for size in papers]
+            + [("", size) for size in larger])
+
+
 def _presets() -> dict[str, Preset]:
     """Capacity ranges: up to 10000 where the generator takes one (Gutiérrez Mota §3.2). The
     first sizes of each family are the quick suite's, the others the papers' and beyond."""
-    presets = [Preset(f"acyclic-dense-{n}", "acyclic-dense", dict(n=n))
-               for n in (500, 1000, 1500, 2000, 4000, 6000)]
+    presets = [Preset(f"acyclic-dense-{n}", "acyclic-dense", dict(n=n), sizes)
+               for sizes, n in _sizes((500, 1000, 1500), (2000, 4000, 6000))]
     presets += [
-        Preset(f"genrmf-long-{a}x{b}", "genrmf", dict(a=a, b=b, c1=1, c2=10000))
-        for a, b in ((8, 64), (12, 96), (16, 128), (24, 192), (28, 224), (32, 256), (48, 384),
-                     (64, 512))
+        Preset(f"genrmf-long-{a}x{b}", "genrmf", dict(a=a, b=b, c1=1, c2=10000), sizes)
+        for sizes, (a, b) in _sizes(((8, 64), (12, 96), (16, 128)),
+                                    ((24, 192), (28, 224), (32, 256)), ((48, 384), (64, 512)))
     ]
     presets += [
-        Preset(f"genrmf-wide-{a}", "genrmf", dict(a=a, b=a, c1=1, c2=10000))
-        for a in (12, 18, 24, 36, 48, 64, 96, 128)
+        Preset(f"genrmf-wide-{a}", "genrmf", dict(a=a, b=a, c1=1, c2=10000), sizes)
+        for sizes, a in _sizes((12, 18, 24), (36, 48, 64), (96, 128))
     ]
     presets += [
-        Preset(f"washington-rlg-long-{w}x{h}", "washington-rlg", dict(rows=w, levels=h, cap=10000))
-        for w, h in ((64, 128), (96, 160), (128, 192), (512, 1024), (768, 1280), (1024, 1536),
-                     (2048, 4096), (4096, 8192))
+        Preset(f"washington-rlg-long-{w}x{h}", "washington-rlg", dict(rows=w, levels=h, cap=10000),
+               sizes)
+        for sizes, (w, h) in _sizes(((64, 128), (96, 160), (128, 192)),
+                                    ((512, 1024), (768, 1280), (1024, 1536)),
+                                    ((2048, 4096), (4096, 8192)))
     ]
     presets += [
-        Preset(f"washington-rlg-wide-{w}", "washington-rlg", dict(rows=w, levels=w, cap=10000))
-        for w in (64, 96, 128, 512, 768, 1024, 2048)
+        Preset(f"washington-rlg-wide-{w}", "washington-rlg", dict(rows=w, levels=w, cap=10000),
+               sizes)
+        for sizes, w in _sizes((64, 96, 128), (512, 768, 1024), (2048,))
     ]
     presets += [  # vision grids: small, medium and large sizes (grid.PRESET_SHAPES)
         Preset(f"grid-c{c}-{'x'.join(map(str, shape))}", "grid",

@@ -4,7 +4,8 @@ Re-implements ``ac`` (Gary Waissi's acyclic dense network generator, rewritten i
 Setubal, 1991, DIMACS first implementation challenge) on glibc ``random()``: capacities
 ``1 + random() % 1000000``, arcs in order p = 1..N-1, q = p+1..N. By default the output is
 valid DIMACS; ``original_format`` adds the original's ``s <seed>`` line, which strict readers
-refuse. Exact specification: docs GENERATORS.md, "Acyclic dense".
+refuse. Checked byte for byte against the original's outputs in data/generator-vectors/
+(the README's "Generating instances" has the fidelity notes).
 """
 
 from typing import BinaryIO

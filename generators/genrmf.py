@@ -3,8 +3,9 @@
 Re-implements ``genrmf`` (RMFGEN of Goldfarb & Grigoriadis 1988; C program by Tamas Badics,
 1991, DIMACS first implementation challenge), byte for byte on the same parameters and seed,
 except that ``-seed`` is honoured (the 1991 program seeds from the clock by mistake). Arcs
-between frames get capacities in [c1, c2], arcs inside a frame ``c2 * a^2``.
-Exact specification: docs GENERATORS.md, "Genrmf".
+between frames get capacities in [c1, c2], arcs inside a frame ``c2 * a^2``. Checked byte
+for byte against the original's outputs in data/generator-vectors/ (the README's "Generating
+instances" has the fidelity notes).
 """
 
 from typing import BinaryIO

@@ -5,7 +5,8 @@ Re-implements function 2 of Richard Anderson's ``washington`` generator (Univers
 Washington; version 2.2 semantics, DIMACS first implementation challenge, 1991) on glibc
 ``random()``, byte for byte on the same parameters and seed, including its output order (each
 vertex's out-arcs newest first) and its comment line, which says [0, R] though level arcs get
-capacities in [1, R]. Exact specification: docs GENERATORS.md, "Washington Random Level Graph".
+capacities in [1, R]. Checked byte for byte against the original's outputs in
+data/generator-vectors/ (the README's "Generating instances" has the fidelity notes).
 """
 
 from typing import BinaryIO

@@ -12,7 +12,7 @@ from numba import prange
 
 from maxflow_cli.atomics import atomic_add, atomic_cas, atomic_load
 from maxflow_cli.kernels.declarations import source_constant
-from maxflow_cli.pushrelabel.relabel import reverse_bfs
+from maxflow_cli.steps import reverse_bfs
 
 # The slots of the kernels' stats, and the steps a vertex takes in a round, as gpu_sync.cu
 # defines them.

@@ -109,39 +109,259 @@ static __device__ int append_tree_path(int t, const int *head, const int *tree, 
     }
 }
 
-static __device__ void ksp(bool shortcut, int n, int k, int pairs, int groups, const int *first, const int *tail, const int *head,
-                           const long long *length, const int *sources, const int *targets, long long *dist, int *tree,
-                           int *order, int *pool_path, int *pool_len, long long *pool_key, int *pool_dev,
-                           int *pool_state, int *found, long long *group_dist, int *group_mark, int *out_path,
-                           int *out_len, long long *out_key, int *out_count)
+// The graph, as every step reads it.
+struct Graph {
+    int n, m;
+    const int *first, *tail, *head;
+    const long long *length;
+};
+
+// A pair's candidate pool (its offsets applied): slot r holds a path of up to n vertices at
+// path + r * n, its length in vertices, key, deviation index and state; found lists the
+// slots of the paths found.
+struct Pool {
+    int *path, *len, *dev, *state, *found;
+    long long *key;
+};
+
+// Algorithm 1 (Reis et al.): tree[v], the lowest arc of v on a shortest path to t (-1 at t
+// and where t is out of reach); every thread of the block takes its vertices.
+static __device__ void shortest_path_tree(const Graph &g, int t, const long long *dist,
+                                          int *tree)
+{
+    for (int v = threadIdx.x; v < g.n; v += blockDim.x) {
+        int arc = -1;
+        if (v != t && dist[v] != INF)
+            for (int a = g.first[v]; a < g.first[v + 1]; ++a)
+                if (dist[g.head[a]] != INF && g.length[a] + dist[g.head[a]] == dist[v]) {
+                    arc = a;
+                    break;
+                }
+        tree[v] = arc;
+    }
+}
+
+// Algorithm 3: each arc's rank in its tail's segment by reduced length, ties by arc index.
+static __device__ void sorted_star(const Graph &g, const long long *dist, int *order)
+{
+    for (int a = threadIdx.x; a < g.m; a += blockDim.x) {
+        const int u = g.tail[a];
+        const long long key = reduced(a, g.tail, g.head, g.length, dist);
+        int rank = 0;
+        for (int b = g.first[u]; b < g.first[u + 1]; ++b) {
+            const long long other = reduced(b, g.tail, g.head, g.length, dist);
+            rank += other < key || (other == key && b < a);
+        }
+        order[g.first[u] + rank] = a;
+    }
+}
+
+// The length of a path's first i arcs (the root of a spur at its vertex i).
+static __device__ long long root_key(const Graph &g, const int *path, int i)
+{
+    long long key = 0;
+    for (int j = 0; j < i; ++j)
+        key += g.length[arc_between(g.first, g.head, path[j], path[j + 1])];
+    return key;
+}
+
+// Algorithm 5, lines 15-28: copy the root (the parent's first i + 1 vertices) into the slot's
+// path, mark it BLOCKED and the vertices earlier paths with the same root go to next
+// FORBIDDEN. Every thread of the block calls it; `active` ones work, by lanes.
+static __device__ void mark_root(const Pool &pool, int n, int paths_found,
+                                 const int *parent_path, int *path, int i, int *mark,
+                                 int lane, int lanes, bool active)
+{
+    if (active) {
+        for (int v = lane; v < n; v += lanes)
+            mark[v] = 0;
+        for (int j = lane; j <= i; j += lanes)
+            path[j] = parent_path[j];
+    }
+    __syncthreads();
+    if (active)
+        for (int j = lane; j <= i; j += lanes)
+            mark[parent_path[j]] = BLOCKED;
+    __syncthreads();
+    if (active)
+        for (int q = lane; q < paths_found; q += lanes) {
+            const int other = pool.found[q];
+            if (pool.len[other] <= i + 1)
+                continue;
+            const int *other_path = pool.path + (size_t)other * n;
+            bool same = true;
+            for (int j = 0; j <= i && same; ++j)
+                same = other_path[j] == parent_path[j];
+            if (same)
+                atomicOr(&mark[other_path[i + 1]], FORBIDDEN);
+        }
+    __syncthreads();
+}
+
+// MPS's candidate (Algorithm 5; Martins, Pascoal & Santos 1999): the first allowed arc of the
+// spur vertex's sorted star followed by the tree path, where that path is loopless: no path
+// through the root is shorter. Returns whether a search is still needed.
+static __device__ bool tree_candidate(const Graph &g, const Pool &pool, int t,
+                                      const long long *dist, const int *tree, const int *order,
+                                      const int *mark, int *path, int i, int slot)
+{
+    const int a = first_allowed(g.first, g.head, dist, order, mark, path[i]);
+    if (a < 0)
+        return false;
+    if (!tree_path_avoids(t, g.head, tree, mark, g.head[a]))
+        return true;
+    pool.len[slot] = append_tree_path(t, g.head, tree, path, i + 1, g.head[a]);
+    pool.key[slot] = root_key(g, path, i) + g.length[a] + dist[g.head[a]];
+    pool.state[slot] = CANDIDATE;
+    return false;
+}
+
+// Yen's candidate (and MPS's where the tree path loops): after the search's distances to t
+// avoiding the root, the best arc out of the spur vertex, then shortest-path arcs to t.
+static __device__ void searched_candidate(const Graph &g, const Pool &pool, int t,
+                                          const int *mark, const long long *spur_dist,
+                                          int *path, int i, int slot)
+{
+    const int v = path[i];
+    long long best = INF;
+    int best_arc = -1;
+    for (int a = g.first[v]; a < g.first[v + 1]; ++a) {
+        const int x = g.head[a];
+        if (mark[x] == 0 && spur_dist[x] != INF && g.length[a] + spur_dist[x] < best) {
+            best = g.length[a] + spur_dist[x];
+            best_arc = a;
+        }
+    }
+    if (best_arc < 0)
+        return;
+    int size = i + 1, y = g.head[best_arc];
+    while (true) {
+        path[size++] = y;
+        if (y == t)
+            break;
+        for (int b = g.first[y]; b < g.first[y + 1]; ++b) {
+            const int z = g.head[b];
+            if (!(mark[z] & BLOCKED) && spur_dist[z] != INF &&
+                g.length[b] + spur_dist[z] == spur_dist[y]) {
+                y = z;
+                break;
+            }
+        }
+    }
+    pool.len[slot] = size;
+    pool.key[slot] = root_key(g, path, i) + best;
+    pool.state[slot] = CANDIDATE;
+}
+
+// One round's candidates: the last path's spur vertices, from its deviation vertex on
+// (Lawler's rule), dealt to the groups, `groups` at a time (Algorithms 5 and 6).
+static __device__ void spur_candidates(bool shortcut, const Graph &g, const Pool &pool,
+                                       int t, int groups, const long long *dist,
+                                       const int *tree, const int *order, int *mark,
+                                       long long *spur_dist, int paths_found, int used)
+{
+    __shared__ int need_search[BLOCK];
+    const int lanes = blockDim.x / groups, group = threadIdx.x / lanes,
+              lane = threadIdx.x % lanes;
+    const int parent = pool.found[paths_found - 1], deviation = pool.dev[parent];
+    const int spurs = pool.len[parent] - 1 - deviation;
+    const int *parent_path = pool.path + (size_t)parent * g.n;
+    for (int start = 0; start < spurs; start += groups) {
+        const int i = deviation + start + group;
+        const bool active = group < groups && start + group < spurs;
+        const int slot = used + i - deviation;
+        int *path = pool.path + (size_t)slot * g.n;
+        mark_root(pool, g.n, paths_found, parent_path, path, i, mark, lane, lanes, active);
+        if (active && lane == 0) {
+            pool.dev[slot] = i;
+            pool.state[slot] = DEAD;
+            need_search[group] = !shortcut ||
+                tree_candidate(g, pool, t, dist, tree, order, mark, path, i, slot);
+        }
+        __syncthreads();
+        const bool search = active && need_search[group];
+        distances_to(g.n, g.m, t, g.tail, g.head, g.length, mark, spur_dist, lane, lanes,
+                     search);
+        if (search && lane == 0)
+            searched_candidate(g, pool, t, mark, spur_dist, path, i, slot);
+        __syncthreads();
+    }
+}
+
+// Algorithm 4, line 27: the shortest candidate of the first `slots` (the lowest slot among
+// equal keys) by a block reduction; -1 where none is left.
+static __device__ int shortest_candidate(const Pool &pool, int slots)
 {
     __shared__ long long best_key[BLOCK];
     __shared__ int best_slot[BLOCK];
-    __shared__ int need_search[BLOCK];
-    __shared__ int paths_found, used;
+    long long key = INF;
+    int chosen = -1;
+    for (int slot = threadIdx.x; slot < slots; slot += blockDim.x)
+        if (pool.state[slot] == CANDIDATE && pool.key[slot] < key) {
+            key = pool.key[slot];
+            chosen = slot;
+        }
+    best_key[threadIdx.x] = key;
+    best_slot[threadIdx.x] = chosen;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+        if (threadIdx.x < half) {
+            const long long other = best_key[threadIdx.x + half];
+            const int other_slot = best_slot[threadIdx.x + half];
+            if (other_slot >= 0 && (best_slot[threadIdx.x] < 0 || other < best_key[threadIdx.x] ||
+                                    (other == best_key[threadIdx.x] &&
+                                     other_slot < best_slot[threadIdx.x]))) {
+                best_key[threadIdx.x] = other;
+                best_slot[threadIdx.x] = other_slot;
+            }
+        }
+        __syncthreads();
+    }
+    return best_slot[0];
+}
 
+// The paths found, in order, into out_path (k rows of n), out_len and out_key.
+static __device__ void write_paths(const Pool &pool, int n, int total, int *out_path,
+                                   int *out_len, long long *out_key)
+{
+    for (int r = 0; r < total; ++r) {
+        const int slot = pool.found[r];
+        for (int j = threadIdx.x; j < pool.len[slot]; j += blockDim.x)
+            out_path[(size_t)r * n + j] = pool.path[(size_t)slot * n + j];
+    }
+    if (threadIdx.x == 0)
+        for (int r = 0; r < total; ++r) {
+            out_len[r] = pool.len[pool.found[r]];
+            out_key[r] = pool.key[pool.found[r]];
+        }
+}
+
+// Algorithm 4 for the block's pair: the tree of shortest paths to t, the sorted star (MPS),
+// then K - 1 rounds of candidates and the shortest chosen.
+static __device__ void ksp(bool shortcut, int n, int k, int pairs, int groups, const int *first,
+                           const int *tail, const int *head, const long long *length,
+                           const int *sources, const int *targets, long long *dist, int *tree,
+                           int *order, int *pool_path, int *pool_len, long long *pool_key,
+                           int *pool_dev, int *pool_state, int *found, long long *group_dist,
+                           int *group_mark, int *out_path, int *out_len, long long *out_key,
+                           int *out_count)
+{
+    __shared__ int paths_found, used;
     const int pair = blockIdx.x;
     if (pair >= pairs)
         return;
     const int m = first[n], size = 1 + (k - 1) * (n > 1 ? n - 1 : 0);
+    const Graph g = {n, m, first, tail, head, length};
+    const Pool pool = {pool_path + (size_t)pair * size * n, pool_len + (size_t)pair * size,
+                       pool_dev + (size_t)pair * size, pool_state + (size_t)pair * size,
+                       found + (size_t)pair * k, pool_key + (size_t)pair * size};
     const int s = sources[pair], t = targets[pair];
-    const int lanes = blockDim.x / groups, group = threadIdx.x / lanes,
-              lane = threadIdx.x % lanes;
-    const bool in_group = group < groups;
+    const int group = threadIdx.x / (blockDim.x / groups), own = group < groups ? group : 0;
     dist += (size_t)pair * n;
     tree += (size_t)pair * n;
     order += (size_t)pair * m;
-    pool_path += (size_t)pair * size * n;
-    pool_len += (size_t)pair * size;
-    pool_key += (size_t)pair * size;
-    pool_dev += (size_t)pair * size;
-    pool_state += (size_t)pair * size;
-    found += (size_t)pair * k;
-    int *mark = group_mark + ((size_t)pair * groups + (in_group ? group : 0)) * n;
-    long long *spur_dist = group_dist + ((size_t)pair * groups + (in_group ? group : 0)) * n;
-    out_path += (size_t)pair * k * n;
-    out_len += (size_t)pair * k;
-    out_key += (size_t)pair * k;
+    int *mark = group_mark + ((size_t)pair * groups + own) * n;
+    long long *spur_dist = group_dist + ((size_t)pair * groups + own) * n;
 
     // Algorithm 4, lines 3-10: the tree of shortest paths to t. The group marks start clear.
     for (int v = threadIdx.x; v < n; v += blockDim.x)
@@ -154,182 +374,40 @@ static __device__ void ksp(bool shortcut, int n, int k, int pairs, int groups, c
             out_count[pair] = 0;
         return;
     }
-    for (int v = threadIdx.x; v < n; v += blockDim.x) {  // Algorithm 1
-        int arc = -1;
-        if (v != t && dist[v] != INF)
-            for (int a = first[v]; a < first[v + 1]; ++a)
-                if (dist[head[a]] != INF && length[a] + dist[head[a]] == dist[v]) {
-                    arc = a;
-                    break;
-                }
-        tree[v] = arc;
-    }
-    if (shortcut)  // Algorithm 3: each arc's rank in its tail's segment
-        for (int a = threadIdx.x; a < m; a += blockDim.x) {
-            const int u = tail[a];
-            const long long key = reduced(a, tail, head, length, dist);
-            int rank = 0;
-            for (int b = first[u]; b < first[u + 1]; ++b) {
-                const long long other = reduced(b, tail, head, length, dist);
-                rank += other < key || (other == key && b < a);
-            }
-            order[first[u] + rank] = a;
-        }
+    shortest_path_tree(g, t, dist, tree);
+    if (shortcut)
+        sorted_star(g, dist, order);
     __syncthreads();
     if (threadIdx.x == 0) {
-        pool_len[0] = append_tree_path(t, head, tree, pool_path, 0, s);
-        pool_key[0] = dist[s];
-        pool_dev[0] = 0;
-        pool_state[0] = CHOSEN;
-        found[0] = 0;
+        pool.len[0] = append_tree_path(t, head, tree, pool.path, 0, s);
+        pool.key[0] = dist[s];
+        pool.dev[0] = 0;
+        pool.state[0] = CHOSEN;
+        pool.found[0] = 0;
         paths_found = 1;
         used = 1;
     }
     __syncthreads();
-
     while (paths_found < k) {
-        const int parent = found[paths_found - 1], deviation = pool_dev[parent];
-        const int spurs = pool_len[parent] - 1 - deviation;
-        const int *parent_path = pool_path + (size_t)parent * n;
-        for (int start = 0; start < spurs; start += groups) {
-            const int i = deviation + start + group;
-            const bool active = in_group && start + group < spurs;
-            const int slot = used + i - deviation;
-            int *path = pool_path + (size_t)slot * n;
-            // Algorithm 5, lines 15-28: mark the root and the arcs earlier paths took
-            if (active) {
-                for (int v = lane; v < n; v += lanes)
-                    mark[v] = 0;
-                for (int j = lane; j <= i; j += lanes)
-                    path[j] = parent_path[j];
-            }
-            __syncthreads();
-            if (active) {
-                for (int j = lane; j <= i; j += lanes)
-                    mark[parent_path[j]] = BLOCKED;
-            }
-            __syncthreads();
-            if (active)
-                for (int q = lane; q < paths_found; q += lanes) {
-                    const int other = found[q];
-                    if (pool_len[other] <= i + 1)
-                        continue;
-                    const int *other_path = pool_path + (size_t)other * n;
-                    bool same = true;
-                    for (int j = 0; j <= i && same; ++j)
-                        same = other_path[j] == parent_path[j];
-                    if (same)
-                        atomicOr(&mark[other_path[i + 1]], FORBIDDEN);
-                }
-            __syncthreads();
-            if (active && lane == 0) {
-                need_search[group] = 1;
-                pool_dev[slot] = i;
-                pool_state[slot] = DEAD;
-                if (shortcut) {
-                    const int v = parent_path[i];
-                    const int a = first_allowed(first, head, dist, order, mark, v);
-                    if (a < 0) {
-                        need_search[group] = 0;
-                    } else if (tree_path_avoids(t, head, tree, mark, head[a])) {
-                        long long key = length[a] + dist[head[a]];
-                        for (int j = 0; j < i; ++j)
-                            key += length[arc_between(first, head, path[j], path[j + 1])];
-                        pool_len[slot] = append_tree_path(t, head, tree, path, i + 1, head[a]);
-                        pool_key[slot] = key;
-                        pool_state[slot] = CANDIDATE;
-                        need_search[group] = 0;
-                    }
-                }
-            }
-            __syncthreads();
-            const bool search = active && need_search[group];
-            distances_to(n, m, t, tail, head, length, mark, spur_dist, lane, lanes, search);
-            if (search && lane == 0) {
-                const int v = parent_path[i];
-                long long best = INF;
-                int best_arc = -1;
-                for (int a = first[v]; a < first[v + 1]; ++a) {
-                    const int x = head[a];
-                    if (mark[x] == 0 && spur_dist[x] != INF && length[a] + spur_dist[x] < best) {
-                        best = length[a] + spur_dist[x];
-                        best_arc = a;
-                    }
-                }
-                if (best_arc >= 0) {
-                    long long key = best;
-                    for (int j = 0; j < i; ++j)
-                        key += length[arc_between(first, head, path[j], path[j + 1])];
-                    int length_so_far = i + 1, y = head[best_arc];
-                    while (true) {
-                        path[length_so_far++] = y;
-                        if (y == t)
-                            break;
-                        for (int b = first[y]; b < first[y + 1]; ++b) {
-                            const int z = head[b];
-                            if (!(mark[z] & BLOCKED) && spur_dist[z] != INF &&
-                                length[b] + spur_dist[z] == spur_dist[y]) {
-                                y = z;
-                                break;
-                            }
-                        }
-                    }
-                    pool_len[slot] = length_so_far;
-                    pool_key[slot] = key;
-                    pool_state[slot] = CANDIDATE;
-                }
-            }
-            __syncthreads();
-        }
-        // Algorithm 4, line 27: the shortest candidate (lowest slot among equal keys)
-        const int slots = used + spurs;
-        long long key = INF;
-        int chosen = -1;
-        for (int slot = threadIdx.x; slot < slots; slot += blockDim.x)
-            if (pool_state[slot] == CANDIDATE && pool_key[slot] < key) {
-                key = pool_key[slot];
-                chosen = slot;
-            }
-        best_key[threadIdx.x] = key;
-        best_slot[threadIdx.x] = chosen;
-        __syncthreads();
-        for (int half = blockDim.x / 2; half > 0; half /= 2) {
-            if (threadIdx.x < half) {
-                const long long other = best_key[threadIdx.x + half];
-                const int other_slot = best_slot[threadIdx.x + half];
-                if (other_slot >= 0 && (best_slot[threadIdx.x] < 0 ||
-                                        other < best_key[threadIdx.x] ||
-                                        (other == best_key[threadIdx.x] &&
-                                         other_slot < best_slot[threadIdx.x]))) {
-                    best_key[threadIdx.x] = other;
-                    best_slot[threadIdx.x] = other_slot;
-                }
-            }
-            __syncthreads();
-        }
-        if (best_slot[0] < 0)
+        const int parent = pool.found[paths_found - 1];
+        const int slots = used + pool.len[parent] - 1 - pool.dev[parent];
+        spur_candidates(shortcut, g, pool, t, groups, dist, tree, order, mark, spur_dist,
+                        paths_found, used);
+        const int best = shortest_candidate(pool, slots);
+        if (best < 0)
             break;
         if (threadIdx.x == 0) {
-            pool_state[best_slot[0]] = CHOSEN;
-            found[paths_found] = best_slot[0];
+            pool.state[best] = CHOSEN;
+            pool.found[paths_found] = best;
             paths_found += 1;
             used = slots;
         }
         __syncthreads();
     }
-    const int total = paths_found;
-    for (int r = 0; r < total; ++r) {
-        const int slot = found[r];
-        for (int j = threadIdx.x; j < pool_len[slot]; j += blockDim.x)
-            out_path[(size_t)r * n + j] = pool_path[(size_t)slot * n + j];
-    }
-    if (threadIdx.x == 0) {
-        for (int r = 0; r < total; ++r) {
-            out_len[r] = pool_len[found[r]];
-            out_key[r] = pool_key[found[r]];
-        }
-        out_count[pair] = total;
-    }
+    write_paths(pool, n, paths_found, out_path + (size_t)pair * k * n,
+                out_len + (size_t)pair * k, out_key + (size_t)pair * k);
+    if (threadIdx.x == 0)
+        out_count[pair] = paths_found;
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK) mps_kernel(

@@ -41,7 +41,7 @@ def _distances_to(t, tail, head, length, mark, dist):
 
 
 @numba.njit(cache=True)
-def _tree(n, t, first, head, length, dist, tree):
+def _shortest_path_tree(n, t, first, head, length, dist, tree):
     """Reis et al., Algorithm 1 forwards: tree[v], the lowest arc of v on a shortest path
     to t (-1 at t and where t is out of reach)."""
     for v in range(n):
@@ -125,15 +125,24 @@ def _tree_path_avoids(t, head, tree, mark, x):
 
 
 @numba.njit(cache=True)
-def _spur(t, shortcut, first, tail, head, length, dist, tree, order, path, parent, i,
-          found, paths_found, pool_len, mark, spur_dist, slot):
-    """The candidate deviating from path `parent` at its vertex i (Yen 1971; with `shortcut`,
-    MPS: Martins, Pascoal & Santos 1999, Reis et al. Algorithm 5) into pool slot `slot`;
-    returns its key, or -1 where no loopless path deviates there."""
+def _root_key(first, head, length, row, i):
+    """The length of the path's first i arcs (the root of a spur at its vertex i)."""
+    key = 0
+    for j in range(i):
+        key += length[arc_between(first, head, row[j], row[j + 1])]
+    return key
+
+
+@numba.njit(cache=True)
+def _mark_root(path, parent, i, found, paths_found, pool_len, mark, slot):
+    """Reis et al., Algorithm 5 lines 15-28: copy the root (the parent's first i + 1
+    vertices) into the slot, mark it BLOCKED and the vertices earlier paths with the same
+    root go to next FORBIDDEN."""
     mark[:] = 0
     for j in range(i + 1):
+        path[slot, j] = path[parent, j]
         mark[path[parent, j]] |= BLOCKED
-    for q in range(paths_found):  # arcs leaving the root that earlier paths took
+    for q in range(paths_found):
         other = found[q]
         if pool_len[other] > i + 1:
             same = True
@@ -143,24 +152,33 @@ def _spur(t, shortcut, first, tail, head, length, dist, tree, order, path, paren
                     break
             if same:
                 mark[path[other, i + 1]] |= FORBIDDEN
-    root_key = 0
-    for j in range(i):
-        root_key += length[arc_between(first, head, path[parent, j], path[parent, j + 1])]
-    v = path[parent, i]
-    for j in range(i + 1):
-        path[slot, j] = path[parent, j]
-    if shortcut:
-        a = _first_allowed(first, head, dist, order, mark, v)
-        if a < 0:
-            return -1
-        if _tree_path_avoids(t, head, tree, mark, head[a]):
-            # No path through the root is shorter than the first allowed arc of the sorted
-            # star followed by the tree (Martins, Pascoal & Santos 1999).
-            pool_len[slot] = _append_tree_path(t, head, tree, path[slot], i + 1, head[a])
-            return root_key + length[a] + dist[head[a]]
-    _distances_to(t, tail, head, length, mark, spur_dist)
+
+
+SEARCH = -2  # _tree_candidate's answer where the tree path loops: a search must find the spur
+
+
+@numba.njit(cache=True)
+def _tree_candidate(t, first, head, length, dist, tree, order, mark, row, i, pool_len, slot):
+    """MPS's candidate (Martins, Pascoal & Santos 1999; Reis et al. Algorithm 5): the first
+    allowed arc of the spur vertex's sorted star followed by the tree path, where that path
+    is loopless (no path through the root is shorter). Returns its key, -1 where no arc is
+    allowed, or SEARCH."""
+    a = _first_allowed(first, head, dist, order, mark, row[i])
+    if a < 0:
+        return -1
+    if not _tree_path_avoids(t, head, tree, mark, head[a]):
+        return SEARCH
+    pool_len[slot] = _append_tree_path(t, head, tree, row, i + 1, head[a])
+    return _root_key(first, head, length, row, i) + length[a] + dist[head[a]]
+
+
+@numba.njit(cache=True)
+def _searched_candidate(t, first, head, length, mark, spur_dist, row, i, pool_len, slot):
+    """Yen's candidate (and MPS's where the tree path loops): after the search's distances
+    to t avoiding the root, the best arc out of the spur vertex, then shortest-path arcs to
+    t. Returns its key, or -1 where none reaches t."""
     best, best_arc = INF, -1
-    for a in range(first[v], first[v + 1]):
+    for a in range(first[row[i]], first[row[i] + 1]):
         x = head[a]
         if mark[x] == 0 and spur_dist[x] < INF and length[a] + spur_dist[x] < best:
             best, best_arc = length[a] + spur_dist[x], a
@@ -169,7 +187,7 @@ def _spur(t, shortcut, first, tail, head, length, dist, tree, order, path, paren
     size = i + 1
     y = head[best_arc]
     while True:
-        path[slot, size] = y
+        row[size] = y
         size += 1
         if y == t:
             break
@@ -180,7 +198,35 @@ def _spur(t, shortcut, first, tail, head, length, dist, tree, order, path, paren
                 y = z
                 break
     pool_len[slot] = size
-    return root_key + best
+    return _root_key(first, head, length, row, i) + best
+
+
+@numba.njit(cache=True)
+def _spur(t, shortcut, first, tail, head, length, dist, tree, order, path, parent, i,
+          found, paths_found, pool_len, mark, spur_dist, slot):
+    """The candidate deviating from path `parent` at its vertex i (Yen 1971; with `shortcut`,
+    MPS) into pool slot `slot`; returns its key, or -1 where no loopless path deviates
+    there."""
+    _mark_root(path, parent, i, found, paths_found, pool_len, mark, slot)
+    if shortcut:
+        key = _tree_candidate(t, first, head, length, dist, tree, order, mark, path[slot], i,
+                              pool_len, slot)
+        if key != SEARCH:
+            return key
+    _distances_to(t, tail, head, length, mark, spur_dist)
+    return _searched_candidate(t, first, head, length, mark, spur_dist, path[slot], i,
+                               pool_len, slot)
+
+
+@numba.njit(cache=True)
+def _shortest_candidate(pool_state, pool_key, slots):
+    """Algorithm 4, line 27: the shortest candidate of the first `slots` (the lowest slot
+    among equal keys); -1 where none is left."""
+    best = -1
+    for slot in range(slots):
+        if pool_state[slot] == CANDIDATE and (best < 0 or pool_key[slot] < pool_key[best]):
+            best = slot
+    return best
 
 
 @numba.njit(cache=True)
@@ -193,7 +239,7 @@ def _pair(n, k, s, t, shortcut, first, tail, head, length, dist, tree, order, pa
     _distances_to(t, tail, head, length, mark, dist)
     if dist[s] == INF:
         return 0
-    _tree(n, t, first, head, length, dist, tree)
+    _shortest_path_tree(n, t, first, head, length, dist, tree)
     if shortcut:
         _sorted_star(first, tail, head, length, dist, order)
     size = _append_tree_path(t, head, tree, path[0], 0, s)
@@ -209,10 +255,7 @@ def _pair(n, k, s, t, shortcut, first, tail, head, length, dist, tree, order, pa
             pool_key[slot], pool_dev[slot] = key, i
             pool_state[slot] = CANDIDATE if key >= 0 else DEAD
         used += pool_len[parent] - 1 - pool_dev[parent]
-        best = -1
-        for slot in range(used):
-            if pool_state[slot] == CANDIDATE and (best < 0 or pool_key[slot] < pool_key[best]):
-                best = slot
+        best = _shortest_candidate(pool_state, pool_key, used)
         if best < 0:
             break
         pool_state[best] = CHOSEN

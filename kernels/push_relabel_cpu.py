@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from maxflow_cli.kernels.declarations import PREFLOW_COUNTS
-from maxflow_cli.pushrelabel.relabel import lowest_neighbour
+from maxflow_cli.steps import lowest_neighbour
 
 RELABELED, WAITING = -1, -2
 PUSHES, RELABELS = PREFLOW_COUNTS.slot("pushes"), PREFLOW_COUNTS.slot("relabels")

@@ -1,8 +1,9 @@
 """The solver registry: every solver is a SolverSpec, called the same way.
 
-The solver modules (maxflow_cli/solvers/, listed in SOLVER_MODULES) register themselves when
-they are imported, with register_compiled or register_with_kernels and the shared parameter
-definitions below; they are imported the first time the registry is asked for a solver.
+The solver modules (every module of maxflow_cli/solvers/, found by solver_modules) register
+themselves when they are imported, with register_compiled or register_with_kernels and the
+shared parameter definitions below; they are imported the first time the registry is asked
+for a solver.
 
 ``spec.prepare(options)`` compiles what the solver needs (Numba functions, CUDA kernels) and
 returns the seconds it took, so that compile time stays out of solve times;
@@ -12,6 +13,7 @@ a solver cannot run here (no GPU, no PyCUDA), or None.
 
 import importlib
 import math
+import pkgutil
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
@@ -46,6 +48,16 @@ class Parameter:
     @property
     def flag(self) -> str:
         return flag_of(self.name)
+
+    def parse(self, text: str):
+        """``text`` (as ``bench --solvers`` gives it) as the parameter's type, checked."""
+        try:
+            value = self.type(text)
+        except ValueError:
+            kind = {int: "an integer", float: "a number"}.get(self.type, self.type.__name__)
+            raise ParameterError(f"{self.name}={text!r} is not {kind}") from None
+        self.check(value)
+        return value
 
     def check(self, value) -> None:
         """ParameterError unless minimum <= value <= maximum, a float is finite (every
@@ -122,11 +134,6 @@ class SolverSpec:
             raise SolverUnavailable(f"{error}; {twin} runs its CPU twin") from None
 
 
-# The modules of maxflow_cli/solvers/, each registering its solvers; a new solver adds its
-# module's name here.
-SOLVER_MODULES = ("hipr", "hipr_forward", "hpf", "cuda", "gpu_bfs", "gpu_sync", "hybrid",
-                  "lockfree", "openmp_cuda", "self_stabilizing", "mpi")
-
 DEFAULT_SOLVER = "hipr-forward"  # what `maxflow solve` runs without --solver (see the README)
 
 _REGISTRY: dict[str, SolverSpec] = {}
@@ -138,11 +145,18 @@ def register(spec: SolverSpec) -> SolverSpec:
     return spec
 
 
+def solver_modules() -> list[str]:
+    """The modules of maxflow_cli/solvers/, each registering its solvers, by name (found, not
+    listed: a new solver's module joins by being there)."""
+    package = importlib.import_module("maxflow_cli.solvers")
+    return [module.name for module in pkgutil.iter_modules(package.__path__)]
+
+
 def solvers() -> dict[str, SolverSpec]:
     """Every registered solver by name, the solver modules imported on the first call."""
     global _loaded
     if not _loaded:
-        for module in SOLVER_MODULES:
+        for module in solver_modules():
             importlib.import_module(f"maxflow_cli.solvers.{module}")
         _loaded = True
     return _REGISTRY
@@ -156,12 +170,17 @@ def get_solver(name: str) -> SolverSpec:
 
 
 def all_parameters() -> dict[str, Parameter]:
-    """Every solver parameter by name (solvers that share a name share its meaning)."""
+    """Every solver parameter by name (solvers that share a name share its meaning), its help
+    each solver's own: 'hipr, lockfree: HELP; gpu-sync: OTHER HELP'."""
     table: dict[str, Parameter] = {}
+    helps: dict[str, dict[str, list[str]]] = {}  # name -> help -> the solvers that give it
     for spec in solvers().values():
         for parameter in spec.parameters:
             table.setdefault(parameter.name, parameter)
-    return table
+            helps.setdefault(parameter.name, {}).setdefault(parameter.help, []).append(spec.name)
+    return {name: replace(parameter, help="; ".join(
+        f"{', '.join(names)}: {text}" for text, names in helps[name].items()))
+        for name, parameter in table.items()}
 
 
 def parameter_defaults(name: str) -> str:
@@ -187,12 +206,12 @@ def compile_on_tiny_graph(solve, options: SolveOptions) -> float:
 
 HIPR_PARAMETERS = (
     Parameter("global_update_frequency", float, 0.5,
-              "hipr: global update when work * this > alpha * n + m (hi_pr's 0.5; 0: never)",
+              "global update when work * this > alpha * n + m (hi_pr's 0.5; 0: never)",
               minimum=0.0, maximum=1e6),
-    Parameter("alpha", int, 6, "hipr: weight of n in the global update threshold (hi_pr's 6)",
+    Parameter("alpha", int, 6, "weight of n in the global update threshold (hi_pr's 6)",
               minimum=0, maximum=10**6),
-    Parameter("beta", int, 12, "hipr: work charged per relabel besides its arc scans "
-              "(hi_pr's 12)", minimum=0, maximum=10**6),
+    Parameter("beta", int, 12, "work charged per relabel besides its arc scans (hi_pr's 12)",
+              minimum=0, maximum=10**6),
 )
 
 
@@ -221,21 +240,20 @@ def cycles_parameter(name: str, default: int, help: str) -> Parameter:
 
 KERNEL_CYCLES = cycles_parameter(
     "kernel_cycles", 4096,
-    "cuda, hybrid: push/relabel iterations per thread per kernel launch (He & Hong's "
+    "push/relabel iterations per thread per kernel launch (He & Hong's "
     "KERNEL_CYCLES: 4096 for Genrmf and Washington-RLG, 32 for Acyclic-Dense)")
 
 
-def block_size_parameter(default: int) -> Parameter:
-    """--block-size for the solvers with kernels, each with its seed's default. The range is
-    checked with the other parameters, the multiple of 32 by open_device."""
-    return Parameter("block_size", int, default,
-                     "threads per CUDA block, a multiple of 32 (cuda: 32, small as He & Hong "
-                     "advise; gpu-bfs: 1024, Gutiérrez Mota's)", minimum=32, maximum=1024)
+def block_size_parameter(default: int, why: str = "") -> Parameter:
+    """--block-size for the solvers with kernels, each with its seed's default (and why). The
+    range is checked with the other parameters, the multiple of 32 by open_device."""
+    return Parameter("block_size", int, default, "threads per CUDA block, a multiple of 32"
+                     + (f" ({default}: {why})" if why else ""), minimum=32, maximum=1024)
 
 
 THREADS_PARAMETER = Parameter(
     "threads", int, 0,
-    "CPU threads for the parallel loops (lockfree, hybrid, openmp-cuda), at most "
+    "CPU threads for the parallel loops, at most "
     "NUMBA_NUM_THREADS; 0: the cores free when the solve starts (those this process may use "
     "less the threads other processes keep running)", minimum=0,
     maximum=numba.config.NUMBA_NUM_THREADS)

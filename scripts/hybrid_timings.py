@@ -24,8 +24,9 @@ from maxflow_cli.pushrelabel.parallel_relabel import (
     parallel_global_relabel,
     parallel_reverse_bfs,
 )
-from maxflow_cli.pushrelabel.relabel import global_relabel_cpu, reverse_bfs
+from maxflow_cli.pushrelabel.relabel import global_relabel_cpu
 from maxflow_cli.residual import build_residual
+from maxflow_cli.steps import reverse_bfs
 
 ALL = numba.config.NUMBA_NUM_THREADS
 

@@ -165,3 +165,10 @@ def test_a_full_disk_on_stdout_names_stdout(tmp_path):
                               text=True, timeout=300, cwd=tmp_path)
     assert (done.returncode, done.stderr) == \
         (1, "maxflow: error: cannot write to stdout: No space left on device\n")
+
+
+def test_a_float_option_without_bounds_shows_no_range_in_help():
+    from maxflow_cli.commands import FiniteFloat
+    assert FiniteFloat()._describe_range() == "" and FiniteFloat(0)._describe_range() == "x>=0"
+    result = CliRunner().invoke(main, ["solve", "--help"])
+    assert result.exit_code == 0 and "None" not in result.output

@@ -25,23 +25,22 @@ from maxflow_cli.generators.rng import drand48, glibc_random
 # ---------------------------------------------------------------- the vectors
 
 
-VECTOR_PATTERNS = {
-    "acyclic-dense": r"ac_n(?P<n>\d+)_seed(?P<seed>-?\d+)\.max",
-    "genrmf": r"genrmf_a(?P<a>\d+)_b(?P<b>\d+)_c1-(?P<c1>\d+)_c2-(?P<c2>\d+)"
-              r"_seed(?P<seed>-?\d+)\.max",
-    "washington-rlg": r"rlg_w(?P<rows>\d+)_l(?P<levels>\d+)_cap(?P<cap>\d+)"
-                      r"_seed(?P<seed>-?\d+)\.max",
-}
+VECTOR_PROGRAMS = {"ac": "acyclic-dense", "genrmf": "genrmf", "rlg": "washington-rlg",
+                   "wash": "washington"}
+"""The original programs' short names, which start a vector's file name."""
 
 
 def vector_case(name: str) -> tuple[str, dict, dict]:
-    """(family, parameters, flags) that the original program was run with, from the file name."""
-    for family, pattern in VECTOR_PATTERNS.items():
-        match = re.fullmatch(pattern, name)
-        if match:
-            flags = {"original_format": True} if family == "acyclic-dense" else {}
-            return family, {key: int(value) for key, value in match.groupdict().items()}, flags
-    raise AssertionError(f"unexpected vector name {name}")
+    """(family, parameters, flags) that the original program was run with, from the file name:
+    the program's short name, then the family's parameters in the order it declares them,
+    each value after a tag of letters (and digits and '-': `n200`, `c1-1`, `seed-5`, `f10`)."""
+    program, *fields = name.removesuffix(".max").split("_")
+    family = FAMILIES[VECTOR_PROGRAMS[program]]
+    values = [re.fullmatch(r"[a-z]*(?:\d+-)?(-?\d+)", field) for field in fields]
+    assert all(values) and len(values) == len(family.parameters), f"unexpected vector {name}"
+    params = {p.name: int(value[1]) for p, value in zip(family.parameters, values)}
+    flags = {"original_format": True} if family.name == "acyclic-dense" else {}
+    return family.name, params, flags
 
 
 def checksums() -> dict[str, str]:
@@ -68,7 +67,9 @@ def test_vector_names_parse():
         "genrmf", dict(a=3, b=2, c1=1, c2=100, seed=7), {})
     assert vector_case("rlg_w64_l128_cap10000_seed-5.max") == (
         "washington-rlg", dict(rows=64, levels=128, cap=10000, seed=-5), {})
-    assert len(VECTOR_NAMES) == 9
+    assert vector_case("wash_f10_50_0_0_seed1.max") == (
+        "washington", dict(function=10, dim1=50, dim2=0, range=0, seed=1), {})
+    assert VECTOR_NAMES == sorted(path.name for path in VECTORS.glob("*.max"))
 
 
 @pytest.mark.parametrize("name", VECTOR_NAMES)
@@ -362,10 +363,6 @@ def test_unknown_family():
 # ---------------------------------------------------------------- washington, all its functions
 
 WASHINGTON_VECTORS = VECTORS / "washington"
-WASHINGTON_PATTERN = (r"wash_f(?P<function>\d+)_(?P<dim1>\d+)_(?P<dim2>\d+)_(?P<range>\d+)"
-                      r"_seed(?P<seed>-?\d+)\.max")
-
-
 def washington_table() -> dict[str, tuple[int, str]]:
     """Each vector's maximum flow and the arguments (fct dim1 dim2 range seed) that made it."""
     with open(WASHINGTON_VECTORS / "FLOWS.tsv", newline="") as stream:
@@ -374,9 +371,9 @@ def washington_table() -> dict[str, tuple[int, str]]:
 
 
 def washington_case(name: str) -> dict:
-    match = re.fullmatch(WASHINGTON_PATTERN, name)
-    assert match, f"unexpected vector name {name}"
-    return {key: int(value) for key, value in match.groupdict().items()}
+    family, params, _ = vector_case(name)
+    assert family == "washington", f"unexpected vector name {name}"
+    return params
 
 
 WASHINGTON_NAMES = sorted(washington_table())

@@ -12,9 +12,10 @@ from test_solvers import networks
 from maxflow_cli import generators
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels.preflow import PreflowKernels
-from maxflow_cli.pushrelabel.relabel import reverse_bfs, saturate_source_arcs
+from maxflow_cli.pushrelabel.relabel import saturate_source_arcs
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers.gpu_bfs import global_relabel_gpu
+from maxflow_cli.steps import reverse_bfs
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -9,8 +9,9 @@ from maxflow_cli import generators, kernels
 from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.gpu_sync import SyncKernels, residual_type
 from maxflow_cli.network import Network
-from maxflow_cli.pushrelabel.relabel import initialize_preflow, reverse_bfs
+from maxflow_cli.pushrelabel.relabel import initialize_preflow
 from maxflow_cli.residual import build_residual
+from maxflow_cli.steps import reverse_bfs
 
 DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 

@@ -18,10 +18,10 @@ from maxflow_cli.pushrelabel.highest_label import (
     hipr_initialize,
     hipr_stage_one,
 )
-from maxflow_cli.pushrelabel.relabel import reverse_bfs
 from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
 from maxflow_cli.result import SolveResult
+from maxflow_cli.steps import reverse_bfs
 
 # What Goldberg & Cherkassky's hi_pr 3.6, built with -DPRINT_STAT, prints for these instances
 # (`c pushes:`, `relabels:`, `updates:`, `gaps:`; 's' lines removed from the ac files, which it

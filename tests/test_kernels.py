@@ -19,8 +19,9 @@ from maxflow_cli.kernels import declarations, push_relabel_cpu
 from maxflow_cli.kernels.declarations import Kernel
 from maxflow_cli.kernels.preflow import STATE_TYPES, PreflowKernels
 from maxflow_cli.network import Network
-from maxflow_cli.pushrelabel.relabel import reverse_bfs, saturate_source_arcs
+from maxflow_cli.pushrelabel.relabel import saturate_source_arcs
 from maxflow_cli.residual import build_residual
+from maxflow_cli.steps import reverse_bfs
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc (the CUDA compiler) is not on PATH")

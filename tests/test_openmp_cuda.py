@@ -12,9 +12,9 @@ from maxflow_cli.kernels.preflow import PreflowKernels, quarters
 from maxflow_cli.network import Network
 from maxflow_cli.pushrelabel.highest_label import hipr_initialize
 from maxflow_cli.pushrelabel.parallel_relabel import Workspace
-from maxflow_cli.pushrelabel.relabel import reverse_bfs
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers.openmp_cuda import sorted_by_head_label, sweep_until_global_update
+from maxflow_cli.steps import reverse_bfs
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -35,9 +35,10 @@ from maxflow_cli.pushrelabel.parallel_relabel import (
     threads_in_use,
     unlabel_owned,
 )
-from maxflow_cli.pushrelabel.relabel import global_relabel_cpu, reverse_bfs
+from maxflow_cli.pushrelabel.relabel import global_relabel_cpu
 from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
+from maxflow_cli.steps import reverse_bfs
 
 THREADS = numba.config.NUMBA_NUM_THREADS
 

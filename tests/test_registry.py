@@ -1,5 +1,5 @@
 """The solver registry: one calling convention, parameters and devices checked up front; the
-solvers listed once, loaded by the registry alone, none importing another."""
+solver modules found in their folder, loaded by the registry alone, none importing another."""
 
 import ast
 import subprocess
@@ -11,11 +11,11 @@ import pytest
 import maxflow_cli
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.registry import (
-    SOLVER_MODULES,
     SolveOptions,
     all_parameters,
     get_solver,
     parameter_defaults,
+    solver_modules,
     solvers,
 )
 
@@ -85,11 +85,30 @@ def test_solver_parameters_out_of_bounds_are_refused(solver, params, message):
 def test_kernel_cycles_is_one_parameter_shared_by_cuda_and_hybrid():
     cuda, hybrid = ({p.name: p for p in get_solver(name).parameters}["kernel_cycles"]
                     for name in ("cuda", "hybrid"))
-    assert cuda is hybrid and "cuda" in cuda.help and "hybrid" in cuda.help
+    assert cuda is hybrid and all_parameters()["kernel_cycles"].help.startswith(
+        "cuda, hybrid: push/relabel iterations")
+
+
+def test_the_help_of_a_shared_parameter_is_each_solvers_own():
+    shown = all_parameters()["global_update_frequency"].help.split("; ")
+    hipr = next(text for text in shown if text.startswith("hipr, hipr-forward, "))
+    assert "gpu-sync" not in hipr and "hi_pr's 0.5" in hipr
+    assert [text for text in shown if text.startswith("gpu-sync: global relabel when")]
+    block_size = all_parameters()["block_size"].help
+    assert "cuda, hybrid: threads per CUDA block, a multiple of 32 (32: small" in block_size
+
+
+def test_a_parameter_parses_and_checks_text():
+    alpha = {p.name: p for p in get_solver("hipr").parameters}["alpha"]
+    assert alpha.parse("7") == 7
+    with pytest.raises(ParameterError, match=r"^alpha='x' is not an integer$"):
+        alpha.parse("x")
+    with pytest.raises(ParameterError, match="^--alpha -1: must be in 0..1000000$"):
+        alpha.parse("-1")
 
 
 SOLVERS_DIR = Path(maxflow_cli.__file__).parent / "solvers"
-SOLVER_MODULE_NAMES = {f"maxflow_cli.solvers.{name}" for name in SOLVER_MODULES}
+SOLVER_MODULE_NAMES = {f"maxflow_cli.solvers.{name}" for name in solver_modules()}
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -105,10 +124,10 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
-def test_solvers_are_listed_once_and_import_no_other_solver():
+def test_solver_modules_are_found_and_import_no_other_solver():
     files = {path.stem for path in SOLVERS_DIR.glob("*.py")} - {"__init__"}
-    assert files == set(SOLVER_MODULES)
-    for name in SOLVER_MODULES:
+    assert set(solver_modules()) == files and "hipr" in files
+    for name in solver_modules():
         path = SOLVERS_DIR / f"{name}.py"
         others = SOLVER_MODULE_NAMES - {f"maxflow_cli.solvers.{name}"}
         assert not imported_modules(path) & others, f"{path.name} imports another solver"

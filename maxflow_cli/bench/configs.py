@@ -11,7 +11,8 @@ now, before anything runs.
 from dataclasses import dataclass
 
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.registry import Parameter, SolverSpec, get_solver
+from maxflow_cli.keyvalue import assignment, comma_items
+from maxflow_cli.registry import SolverSpec, get_solver
 
 
 @dataclass(frozen=True)
@@ -24,33 +25,17 @@ class Configuration:
     params: dict
 
 
-def _value(parameter: Parameter, text: str, where: str):
-    """``text`` as the parameter's type, within its bounds (Parameter.check)."""
-    try:
-        value = parameter.type(text)
-    except ValueError:
-        kind = {int: "an integer", float: "a number"}.get(parameter.type, parameter.type.__name__)
-        raise ParameterError(f"{where}: {parameter.name}={text!r} is not {kind}") from None
-    try:
-        parameter.check(value)
-    except ParameterError as error:
-        raise ParameterError(f"{where}: {error}") from None
-    return value
-
-
 def _add_parameter(spec: SolverSpec, params: dict, item: str, where: str) -> None:
     """Parse ``KEY=VALUE`` for ``spec`` into ``params``; refuses unknown, empty or repeated keys."""
-    key, equals, text = (part.strip() for part in item.partition("="))
-    key = key.replace("-", "_")
+    key, text = assignment(item, where, params, key_of=lambda key: key.replace("-", "_"))
     known = {parameter.name: parameter for parameter in spec.parameters}
-    if not equals or not key or not text:
-        raise ParameterError(f"{where}: expected KEY=VALUE, not {item!r}")
     if key not in known:
         takes = f"it takes {', '.join(known)}" if known else "it takes none"
         raise ParameterError(f"{where}: solver '{spec.name}' has no parameter '{key}' ({takes})")
-    if key in params:
-        raise ParameterError(f"{where}: '{key}' is given twice")
-    params[key] = _value(known[key], text, where)
+    try:
+        params[key] = known[key].parse(text)
+    except ParameterError as error:
+        raise ParameterError(f"{where}: {error}") from None
 
 
 def _start(item: str, where: str) -> tuple[SolverSpec, str | None, str]:
@@ -76,9 +61,7 @@ def parse_configurations(text: str, option: str = "--solvers") -> list[Configura
         raise ParameterError(f"{where}: names no solver configuration")
     configurations: list[Configuration] = []
     takes_more = False  # whether the last configuration had a ':' (so KEY=VALUE items add to it)
-    for item in (part.strip() for part in text.split(",")):
-        if not item:
-            raise ParameterError(f"{where}: an empty item (two commas, or one at an end)")
+    for item in comma_items(text, where, "item"):
         if "=" in item and ":" not in item.partition("=")[0]:
             if not takes_more:
                 raise ParameterError(f"{where}: {item!r} follows no NAME:KEY=VALUE")

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.generators import FAMILIES, PRESETS, Parameter, family, make
+from maxflow_cli.keyvalue import assignment, comma_items
 from maxflow_cli.network import Network
 
 FILES = "files"
@@ -106,14 +107,8 @@ def _assignments(text: str, where: str, parameters=()) -> dict[str, list]:
     read their own values (``shape=512x512``, ``function=rlg``)."""
     by_name = {parameter.name: parameter for parameter in parameters}
     table = {}
-    for item in text.split(",") if text else []:
-        key, equals, value = (part.strip() for part in item.partition("="))
-        if not item.strip():
-            raise ParameterError(f"{where}: an empty field (two commas, or one at an end)")
-        if not equals:
-            raise ParameterError(f"{where}: expected NAME=VALUE, not {item!r}")
-        if key in table:
-            raise ParameterError(f"{where}: '{key}' is given twice")
+    for item in comma_items(text, where, "field") if text else []:
+        key, value = assignment(item, where, table, "NAME")
         table[key] = _values(value, where, by_name.get(key))
     return table
 

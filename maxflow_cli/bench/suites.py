@@ -41,13 +41,12 @@ class Suite:
                 if instance.solver_params}
 
 
-_PAPER_SIZES = (
-    "acyclic-dense-2000", "acyclic-dense-4000", "acyclic-dense-6000",
-    "genrmf-long-24x192", "genrmf-long-28x224", "genrmf-long-32x256",
-    "genrmf-wide-36", "genrmf-wide-48", "genrmf-wide-64",
-    "washington-rlg-long-512x1024", "washington-rlg-long-768x1280", "washington-rlg-long-1024x1536",
-    "washington-rlg-wide-512", "washington-rlg-wide-768", "washington-rlg-wide-1024",
-)  # Gutiérrez Mota 2012 table 3.2; He & Hong 2010 §VII lists the same sizes
+def _sized(sizes: str) -> tuple[str, ...]:
+    """The presets of the papers' families at the given Preset.sizes: "quick" or "papers"
+    (Gutiérrez Mota 2012 table 3.2; He & Hong 2010 §VII lists the same sizes)."""
+    return tuple(name for name, preset in PRESETS.items() if preset.sizes == sizes)
+
+
 _ALVINO_SIZES = tuple(row.preset for row in published.ALVINO_2015)
 
 
@@ -62,15 +61,6 @@ HE_HONG_KERNEL_CYCLES = {"acyclic-dense": {solver: {"kernel_cycles": 32}
                                            for solver in ("cuda", "hybrid")}}
 """He & Hong 2010 §VII run their kernel 32 cycles per launch on Acyclic-Dense and 4096 on Genrmf
 and Washington-RLG (our default)."""
-
-
-_QUICK_SIZES = (
-    "acyclic-dense-500", "acyclic-dense-1000", "acyclic-dense-1500",
-    "genrmf-long-8x64", "genrmf-long-12x96", "genrmf-long-16x128",
-    "genrmf-wide-12", "genrmf-wide-18", "genrmf-wide-24",
-    "washington-rlg-long-64x128", "washington-rlg-long-96x160", "washington-rlg-long-128x192",
-    "washington-rlg-wide-64", "washington-rlg-wide-96", "washington-rlg-wide-128",
-)  # three small sizes per family of the papers (stage-1 hipr: 1–100 ms each here)
 
 
 SHAPES_ARCS = (1_000_000, 26_000_000)
@@ -106,13 +96,13 @@ SUITES: dict[str, Suite] = {
     suite.name: suite
     for suite in (
         Suite("quick", "every family at three small sizes, 2 seeds (the default)",
-              _from_presets(_QUICK_SIZES, 2)),
+              _from_presets(_sized("quick"), 2)),
         Suite("gutierrez2012", "Gutiérrez Mota 2012, table 3.2: 15 sizes, 5 seeds",
-              _from_presets(_PAPER_SIZES, 5), published_note=published.GUTIERREZ_2012_NOTE),
+              _from_presets(_sized("papers"), 5), published_note=published.GUTIERREZ_2012_NOTE),
         Suite("hehong2010",
               "He & Hong 2010, §VII: 15 sizes, 50 seeds; cuda, hybrid: 32 kernel cycles on "
               "acyclic-dense",
-              _from_presets(_PAPER_SIZES, 50, HE_HONG_KERNEL_CYCLES),
+              _from_presets(_sized("papers"), 50, HE_HONG_KERNEL_CYCLES),
               published_note=published.HE_HONG_2010_NOTE),
         Suite("alvino2015", "Alvino 2015, §4.2 and tables 4.1–4.5: 16 sizes, 5 seeds",
               _from_presets(_ALVINO_SIZES, 5), published.ALVINO_2015, published.ALVINO_2015_NOTE),

@@ -16,3 +16,9 @@ class FiniteFloat(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number", param, ctx)
         return number
+
+    def _describe_range(self) -> str:
+        """The bounds for --help; nothing without any (click would print "x<=None")."""
+        if self.min is None and self.max is None:
+            return ""
+        return super()._describe_range()

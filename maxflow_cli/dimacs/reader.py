@@ -61,10 +61,17 @@ INFO_SIZE = 15
 _NOT_DIGITS = -1
 _TOO_BIG = -2
 
+# The bytes the grammar names (Numba folds these globals into constants).
+NEWLINE, SPACE, TAB, CARRIAGE_RETURN, VERTICAL_TAB, FORM_FEED = b"\n \t\r\v\f"
+DIGIT_ZERO, MINUS = b"0-"
+COMMENT, PROBLEM, NODE, ARC, SEED = b"cpnas"  # the first token of a line
+SOURCE, SINK = b"st"  # an 'n' line's designation
+
 
 @numba.njit(cache=True, inline="always")
 def _is_space(byte):
-    return byte == 32 or byte == 9 or byte == 13 or byte == 11 or byte == 12
+    return (byte == SPACE or byte == TAB or byte == CARRIAGE_RETURN or byte == VERTICAL_TAB
+            or byte == FORM_FEED)
 
 
 @numba.njit(cache=True, inline="always")
@@ -78,7 +85,7 @@ def _parse_unsigned(buf, start, end, limit):
     value = 0
     too_big = False
     for k in range(start, end):
-        digit = buf[k] - 48
+        digit = buf[k] - DIGIT_ZERO
         if digit < 0 or digit > 9:
             return _NOT_DIGITS
         if value > cutoff or (value == cutoff and digit > last_digit):
@@ -89,10 +96,21 @@ def _parse_unsigned(buf, start, end, limit):
 
 
 @numba.njit(cache=True)
-def _grown(array, size):
-    bigger = np.empty(size, array.dtype)
-    bigger[: array.shape[0]] = array
-    return bigger
+def _arc_arrays(size, tails, heads, caps):
+    """Arrays for `size` arcs (tails, heads, capacities), the given arcs copied in."""
+    arrays = np.empty(size, np.int32), np.empty(size, np.int32), np.empty(size, np.int64)
+    arrays[0][: tails.shape[0]] = tails
+    arrays[1][: heads.shape[0]] = heads
+    arrays[2][: caps.shape[0]] = caps
+    return arrays
+
+
+@numba.njit(cache=True, inline="always")
+def _line_end(buf, pos):
+    """Where the line from pos ends: its newline, or the end of the buffer."""
+    while pos < buf.shape[0] and buf[pos] != NEWLINE:
+        pos += 1
+    return pos
 
 
 @numba.njit(cache=True, inline="always")
@@ -136,26 +154,32 @@ def _vertex(buf, starts, ends, field, n, info):
 
 
 @numba.njit(cache=True)
-def _problem_line(buf, starts, ends, fields, info, shortest_path):
-    """'p max N M' ('p sp N M' with `shortest_path`): N into info[I_N], M into info[I_M]; or
-    the status of what is wrong."""
+def _problem_line(buf, starts, ends, fields, line, info, shortest_path):
+    """'p max N M' ('p sp N M' with `shortest_path`), the first: N into info[I_N], M into
+    info[I_M], the line into info[I_P_LINE]; or the status of what is wrong (info[I_N] -1)."""
+    if info[I_N] >= 0:
+        info[I_OTHER_LINE] = info[I_P_LINE]
+        return SECOND_PROBLEM_LINE
     if fields != 4:
         return FIELD_COUNT
     _point_at(info, starts, ends, 1)
     kind, length = starts[1], ends[1] - starts[1]
     if shortest_path:
-        if length != 2 or buf[kind] != 115 or buf[kind + 1] != 112:  # 'sp'
+        if length != 2 or buf[kind] != ord("s") or buf[kind + 1] != ord("p"):
             return NOT_MAX
-    elif length != 3 or buf[kind] != 109 or buf[kind + 1] != 97 or buf[kind + 2] != 120:  # 'max'
+    elif length != 3 or buf[kind] != ord("m") or buf[kind + 1] != ord("a") or \
+            buf[kind + 2] != ord("x"):
         return NOT_MAX
     for field, slot, smallest, largest in ((2, I_N, 1, MAX_VERTICES), (3, I_M, 0, MAX_ARCS)):
         _point_at(info, starts, ends, field)
         value = _parse_unsigned(buf, starts[field], ends[field], 2**62)
-        if value == _TOO_BIG or value > largest:
-            return TOO_LARGE
-        if value < smallest:  # _NOT_DIGITS too
-            return BAD_SIZE
+        status = TOO_LARGE if value == _TOO_BIG or value > largest else \
+            BAD_SIZE if value < smallest else OK  # _NOT_DIGITS is below every smallest
+        if status != OK:
+            info[I_N] = -1
+            return status
         info[slot] = value
+    info[I_P_LINE] = line
     return OK
 
 
@@ -169,9 +193,10 @@ def _node_line(buf, starts, ends, fields, line, info):
         return status
     _point_at(info, starts, ends, 2)
     designation = buf[starts[2]]
-    if ends[2] - starts[2] != 1 or (designation != 115 and designation != 116):  # 's', 't'
+    if ends[2] - starts[2] != 1 or (designation != SOURCE and designation != SINK):
         return BAD_DESIGNATION
-    slot, line_slot = (I_SOURCE, I_SOURCE_LINE) if designation == 115 else (I_SINK, I_SINK_LINE)
+    slot, line_slot = (I_SOURCE, I_SOURCE_LINE) if designation == SOURCE else \
+        (I_SINK, I_SINK_LINE)
     if info[slot] >= 0:
         info[I_OTHER_LINE] = info[line_slot]
         return REPEATED_TERMINAL
@@ -194,7 +219,7 @@ def _arc_line(buf, starts, ends, fields, info):
     if status != OK:
         return status, 0, 0, 0
     _point_at(info, starts, ends, 3)
-    if buf[starts[3]] == 45:  # '-'
+    if buf[starts[3]] == MINUS:
         if _parse_unsigned(buf, starts[3] + 1, ends[3], MAX_CAPACITY) == _NOT_DIGITS:
             return NOT_AN_INTEGER, 0, 0, 0
         return NEGATIVE_CAPACITY, 0, 0, 0
@@ -207,15 +232,26 @@ def _arc_line(buf, starts, ends, fields, info):
 
 
 @numba.njit(cache=True)
+def _end_status(info, shortest_path):
+    """What the whole file lacks, once every line is read: OK where nothing."""
+    if info[I_N] < 0:
+        return NO_PROBLEM_LINE
+    if not shortest_path and (info[I_SOURCE] < 0 or info[I_SINK] < 0):
+        return MISSING_TERMINAL
+    if info[I_ARCS] != info[I_M]:
+        return ARC_COUNT
+    return OK
+
+
+@numba.njit(cache=True)
 def _parse(buf, info, only_to_problem_line, shortest_path):
     """Parse the buffer line by line: (status, tails, heads, caps), 0-based ids; details in
     `info`. With `only_to_problem_line`, stop with OK once the 'p' line is read. With
     `shortest_path`, the file is 'p sp N M' with lengths in the capacities' place and no 'n'
     lines."""
     size = buf.shape[0]
-    tails = np.empty(0, np.int32)
-    heads = np.empty(0, np.int32)
-    caps = np.empty(0, np.int64)
+    tails, heads, caps = _arc_arrays(0, np.empty(0, np.int32), np.empty(0, np.int32),
+                                     np.empty(0, np.int64))
     starts = np.empty(5, np.int64)
     ends = np.empty(5, np.int64)
     info[I_N] = info[I_M] = info[I_SOURCE] = info[I_SINK] = -1
@@ -226,9 +262,7 @@ def _parse(buf, info, only_to_problem_line, shortest_path):
     while pos < size:
         line += 1
         info[I_LINE] = line
-        line_end = pos
-        while line_end < size and buf[line_end] != 10:
-            line_end += 1
+        line_end = _line_end(buf, pos)
         info[I_LAST_UNTERMINATED] = 1 if line_end == size else 0
         fields = _split(buf, pos, line_end, starts, ends)
         pos = line_end + 1
@@ -237,63 +271,43 @@ def _parse(buf, info, only_to_problem_line, shortest_path):
         info[I_FIELDS] = fields
         _point_at(info, starts, ends, 0)
         kind = buf[starts[0]]
-        if kind == 99:  # 'c': comment, anywhere
+        if kind == COMMENT:  # anywhere
             continue
         if ends[0] - starts[0] != 1:
             return UNKNOWN_LINE, tails, heads, caps
-        if kind != 112 and kind != 115 and info[I_N] < 0:  # 'a' or 'n' before 'p'
-            return (BEFORE_PROBLEM_LINE if kind == 97 or kind == 110 else UNKNOWN_LINE,
+        if kind != PROBLEM and kind != SEED and info[I_N] < 0:
+            return (BEFORE_PROBLEM_LINE if kind == ARC or kind == NODE else UNKNOWN_LINE,
                     tails, heads, caps)
-        if kind == 110 and shortest_path:
+        if kind == NODE and shortest_path:
             return UNKNOWN_LINE, tails, heads, caps
-        if kind == 97:  # 'a'
+        if kind == ARC:
             status, tail, head, capacity = _arc_line(buf, starts, ends, fields, info)
             if status != OK:
                 return status, tails, heads, caps
             if arcs == tails.shape[0]:  # more `a` lines than the `p` line said
                 if arcs == MAX_ARCS:
                     return TOO_LARGE, tails, heads, caps
-                room = min(max(2 * arcs, 1024), arc_room, MAX_ARCS)
-                tails = _grown(tails, room)
-                heads = _grown(heads, room)
-                caps = _grown(caps, room)
-            tails[arcs] = tail
-            heads[arcs] = head
-            caps[arcs] = capacity
+                tails, heads, caps = _arc_arrays(min(max(2 * arcs, 1024), arc_room, MAX_ARCS),
+                                                 tails, heads, caps)
+            tails[arcs], heads[arcs], caps[arcs] = tail, head, capacity
             arcs += 1
-        elif kind == 112:  # 'p'
-            if info[I_N] >= 0:
-                info[I_OTHER_LINE] = info[I_P_LINE]
-                return SECOND_PROBLEM_LINE, tails, heads, caps
-            status = _problem_line(buf, starts, ends, fields, info, shortest_path)
-            if status != OK:
-                info[I_N] = -1
+        elif kind == PROBLEM:
+            status = _problem_line(buf, starts, ends, fields, line, info, shortest_path)
+            if status != OK or only_to_problem_line:
                 return status, tails, heads, caps
-            info[I_P_LINE] = line
-            if only_to_problem_line:
-                return OK, tails, heads, caps
             # An arc line takes at least 7 bytes: never allocate beyond what the file holds.
             arc_room = (size - pos) // 7 + 1
-            room = min(info[I_M], arc_room)
-            tails = np.empty(room, np.int32)
-            heads = np.empty(room, np.int32)
-            caps = np.empty(room, np.int64)
-        elif kind == 110:  # 'n'
+            tails, heads, caps = _arc_arrays(min(info[I_M], arc_room), tails, heads, caps)
+        elif kind == NODE:
             status = _node_line(buf, starts, ends, fields, line, info)
             if status != OK:
                 return status, tails, heads, caps
-        elif kind == 115 and info[I_SEED_LINE] == 0:  # 's <seed>' of the acyclic-dense generator
+        elif kind == SEED and info[I_SEED_LINE] == 0:  # 's <seed>' of the acyclic-dense generator
             info[I_SEED_LINE] = line
         else:
             return UNKNOWN_LINE, tails, heads, caps
     info[I_ARCS] = arcs
-    if info[I_N] < 0:
-        return NO_PROBLEM_LINE, tails, heads, caps
-    if not shortest_path and (info[I_SOURCE] < 0 or info[I_SINK] < 0):
-        return MISSING_TERMINAL, tails, heads, caps
-    if arcs != info[I_M]:
-        return ARC_COUNT, tails, heads, caps
-    return OK, tails, heads, caps
+    return _end_status(info, shortest_path), tails, heads, caps
 
 
 @dataclass(frozen=True)

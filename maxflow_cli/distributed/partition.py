@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from maxflow_cli.pushrelabel.relabel import reverse_bfs
 from maxflow_cli.residual import ResidualGraph
+from maxflow_cli.steps import reverse_bfs
 
 PARTITIONS = ("ranges", "regions")
 

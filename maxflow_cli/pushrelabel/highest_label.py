@@ -15,8 +15,9 @@ import numba
 import numpy as np
 
 from maxflow_cli.pushrelabel.parallel_relabel import parallel_gap_relabel
-from maxflow_cli.pushrelabel.relabel import lift_bucket, reverse_bfs, saturate_source_arcs
+from maxflow_cli.pushrelabel.relabel import lift_bucket, saturate_source_arcs
 from maxflow_cli.residual import ResidualGraph
+from maxflow_cli.steps import reverse_bfs
 
 # Slots of the counters array shared with the hybrids.
 PUSHES, RELABELS, GLOBAL_UPDATES, GAPS, GAP_VERTICES, WORK = range(6)
@@ -84,16 +85,17 @@ def _build_buckets(label, excess, source, sink, first_active, first_inactive, b_
 
 @numba.njit(cache=True)
 def _global_update(first, head, rev, res, excess, label, current, sink, seeded_from,
-                   first_active, first_inactive, b_next, b_prev):
+                   first_active, first_inactive, b_next, b_prev, counters):
     """hi_pr's globalUpdate(): exact labels by reverse BFS, buckets rebuilt, current arcs reset.
 
     As in hi_pr, the BFS scans each level's inactive list, then its active list, and files
     every newly labelled vertex at the front of its list, so the buckets (and the discharge
     order that follows) come out in hi_pr's order. The vertices from `seeded_from` on keep
     their labels and seed the BFS at them (the ghosts of an `mpi` part, at their owners'
-    labels; none in hipr); a `sink` of n or more is not in the graph. Returns (aMax, aMin,
-    dMax).
+    labels; none in hipr); a `sink` of n or more is not in the graph. Counts the update;
+    returns (aMax, aMin, dMax).
     """
+    counters[GLOBAL_UPDATES] += 1
     n = label.shape[0]
     label[:seeded_from] = n
     first_active[:] = n
@@ -149,33 +151,36 @@ def _relabel(i, first, head, res, label):
 
 
 @numba.njit(cache=True, inline="always")
-def _gap(empty, d_max, first_inactive, b_next, label, parallel_gap):
+def _gap(empty, d_max, first_inactive, b_next, label, parallel_gap, counters):
     """hi_pr's gap(): bucket `empty` has no vertex left, so no vertex above it reaches the sink;
     the inactive vertices of the buckets above it, up to d_max, are lifted to n (with
     `parallel_gap`, the buckets in parallel by Alvino's Algorithm 14, with the same outcome).
-    Returns how many were lifted."""
+    Counts the gap and the vertices lifted."""
+    counters[GAPS] += 1
     if parallel_gap:
-        return parallel_gap_relabel(first_inactive, b_next, label, empty, d_max)
-    lifted = 0
+        counters[GAP_VERTICES] += parallel_gap_relabel(first_inactive, b_next, label, empty,
+                                                       d_max)
+        return
     for level in range(empty + 1, d_max + 1):
-        lifted += lift_bucket(first_inactive, b_next, label, level)
-    return lifted
+        counters[GAP_VERTICES] += lift_bucket(first_inactive, b_next, label, level)
+
+
+@numba.njit(cache=True, inline="always")
+def _widened(a_min, a_max, d_max, level):
+    """aMin, aMax and dMax once a vertex at `level` is active (above aMax: i was relabeled
+    above it)."""
+    if level > a_max:
+        return min(a_min, level), level, max(d_max, level)
+    return min(a_min, level), a_max, d_max
 
 
 @numba.njit(cache=True)
 def _stage_one(first, head, rev, res, excess, label, current, first_active, first_inactive,
                b_next, b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
                counters, parallel_gap, gaps_above, seeded_from, work_budget):
-    """hi_pr's stageOne(), with its discharge(), on unsigned views of the vertex and arc arrays
-    (see hipr_stage_one).
-
-    discharge() is written out in the main loop rather than in a function of its own: Numba
-    inlines a function by binding its array arguments anew, and the reference counting of
-    those bindings (atomic, a dozen per discharge) was not pruned in a function this size.
-    """
+    """hi_pr's stageOne(), discharge() written out, on unsigned views (see hipr_stage_one)."""
     n = label.shape[0]
-    m = head.shape[0] // 2
-    threshold = alpha * n + m
+    threshold = alpha * n + head.shape[0] // 2  # alpha * n + m
     a_max, a_min, d_max = _build_buckets(label, excess, source, sink, first_active,
                                          first_inactive, b_next, b_prev)
     work = 0
@@ -200,20 +205,15 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
                         res[a] -= delta
                         res[rev[a]] += delta
                         if j != sink and excess[j] == 0:
-                            # hi_pr's iDelete, then aAdd: j moves to the active list
-                            nxt = b_next[j]
+                            # hi_pr's iDelete (a list's first has b_prev n), then aAdd
+                            nxt, prv = b_next[j], b_prev[j]
                             if first_inactive[j_label] == j:
                                 first_inactive[j_label] = nxt
-                                b_prev[nxt] = n
                             else:
-                                prv = b_prev[j]
                                 b_next[prv] = nxt
-                                b_prev[nxt] = prv
+                            b_prev[nxt] = prv
                             _add_active(j, j_label, first_active, b_next)
-                            a_min = min(a_min, j_label)
-                            if j_label > a_max:  # i was relabeled above aMax
-                                a_max = j_label
-                                d_max = max(d_max, a_max)
+                            a_min, a_max, d_max = _widened(a_min, a_max, d_max, j_label)
                         excess[j] += delta
                         excess[i] -= delta
                         if excess[i] == 0:
@@ -228,28 +228,21 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
             new_label, new_current = _relabel(i, first, head, res, label)
             if new_label == n:
                 break
-            label[i] = new_label
-            current[i] = new_current
+            label[i], current[i] = new_label, new_current
             d_max = max(d_max, new_label)
             if d > gaps_above and first_active[d] == n and first_inactive[d] == n:
-                counters[GAPS] += 1
-                counters[GAP_VERTICES] += _gap(d, d_max, first_inactive, b_next, label,
-                                               parallel_gap)
-                d_max = d - 1
-                a_max = d - 1
+                _gap(d, d_max, first_inactive, b_next, label, parallel_gap, counters)
+                d_max = a_max = d - 1
                 if label[i] == n:
                     break
-        if a_max < a_min:
-            break
-        if work * frequency > threshold:
+        if a_max >= a_min and work * frequency > threshold:
             counters[WORK] += work
             work = 0
             if stop_at_global_update or 0 <= work_budget <= counters[WORK]:
                 return STOPPED_AT_GLOBAL_UPDATE
-            counters[GLOBAL_UPDATES] += 1
             a_max, a_min, d_max = _global_update(first, head, rev, res, excess, label, current,
                                                  sink, seeded_from, first_active,
-                                                 first_inactive, b_next, b_prev)
+                                                 first_inactive, b_next, b_prev, counters)
     counters[WORK] += work
     return DONE
 
@@ -276,12 +269,16 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     `mpi` part's ghosts, at their owners' labels). With `work_budget` (>= 0), it also stops
     (STOPPED_AT_GLOBAL_UPDATE) at a global update once counters[WORK] has reached it.
 
-    Vertex numbers, arc numbers and labels go in as unsigned views: Numba guards every access
-    through a signed index against negative indices (a compare and a select on the length of
-    the array), which cost more than half again hi_pr's time; through an unsigned one it
-    does not. The work arrays (current arcs, buckets) are made here and passed in, because
-    Numba prunes the reference counting around the helpers inlined in _stage_one for the
-    arrays it is given, not for arrays it makes itself.
+    hi_pr's discharge() is written out in _stage_one's loop, and so are its stores to the
+    buckets: Numba inlines a function by binding its array arguments anew, and the reference
+    counting of those bindings (atomic, a dozen per discharge) is not pruned in a function that
+    size; called, not inlined, it is slower still. Vertex numbers, arc numbers and labels go in
+    as unsigned views: Numba guards every access through a signed index against negative indices
+    (a compare and a select on the length of the array; the README's "Measurements behind the
+    code" says what it cost); through an unsigned one it does not. The work arrays (current
+    arcs, buckets) are made here and passed in, because Numba prunes the reference counting
+    around the helpers inlined in _stage_one for the arrays it is given, not for arrays it makes
+    itself.
     """
     n = label.shape[0]
     current = first[:n].view(np.uint32).copy()
@@ -311,6 +308,40 @@ def _return_excess(i, first, head, rev, res, cap, excess):
         a += 1
 
 
+WHITE, GREY, BLACK = 0, 1, 2  # stage 2's DFS: not reached, on the DFS path, scanned
+
+
+@numba.njit(cache=True)
+def _cancel_cycle(i, j, a, head, rev, res, current, color):
+    """A flow cycle of hi_pr's stageTwo(): arc a from the DFS's vertex i reaches j on its path,
+    whose current arcs lead back to i. Cancel the cycle's smallest flow, and return where to
+    back the DFS up to: the tail of the first saturated arc of the cycle (i where none is)."""
+    delta = res[a]  # find the cycle's smallest flow
+    while True:
+        delta = min(delta, res[current[j]])
+        if j == i:
+            break
+        j = head[current[j]]
+    j = i  # cancel it
+    while True:
+        b = current[j]
+        res[b] -= delta
+        res[rev[b]] += delta
+        j = head[b]
+        if j == i:
+            break
+    restart = i  # back the DFS up to the first saturated arc of the cycle
+    j = head[current[i]]
+    while j != i:
+        b = current[j]
+        if color[j] == WHITE or res[b] == 0:
+            color[head[current[j]]] = WHITE
+            if color[j] != WHITE:
+                restart = j
+        j = head[b]
+    return restart
+
+
 @numba.njit(cache=True)
 def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
     """hi_pr's stageTwo(): turn a maximum preflow into a maximum flow.
@@ -318,7 +349,6 @@ def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
     DFS in the reverse flow graph from the vertices with excess, cancelling flow cycles and
     ordering the vertices topologically, then return the excesses in that order.
     """
-    white, grey, black = 0, 1, 2
     n = excess.shape[0]
     for i in range(n):  # self-loops carry nothing
         for a in range(first[i], first[i + 1]):
@@ -331,46 +361,22 @@ def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
     top = np.int64(-1)  # not a literal, which would compile _return_excess once more
     bottom = np.int64(-1)
     for root in range(n):
-        if color[root] != white or excess[root] <= 0 or root == source or root == sink:
+        if color[root] != WHITE or excess[root] <= 0 or root == source or root == sink:
             continue
         i = root
-        color[i] = grey
+        color[i] = GREY
         while True:
             while current[i] != first[i + 1]:
                 a = current[i]
                 if cap[a] == 0 and res[a] > 0:
                     j = head[a]
-                    if color[j] == white:  # start scanning j
-                        color[j] = grey
+                    if color[j] == WHITE:  # start scanning j
+                        color[j] = GREY
                         parent[j] = i
                         i = j
                         break
-                    if color[j] == grey:
-                        # a flow cycle: find its smallest flow, cancel it
-                        delta = res[a]
-                        while True:
-                            delta = min(delta, res[current[j]])
-                            if j == i:
-                                break
-                            j = head[current[j]]
-                        j = i
-                        while True:
-                            b = current[j]
-                            res[b] -= delta
-                            res[rev[b]] += delta
-                            j = head[b]
-                            if j == i:
-                                break
-                        # back the DFS up to the first saturated arc of the cycle
-                        restart = i
-                        j = head[current[i]]
-                        while j != i:
-                            b = current[j]
-                            if color[j] == white or res[b] == 0:
-                                color[head[current[j]]] = white
-                                if color[j] != white:
-                                    restart = j
-                            j = head[b]
+                    if color[j] == GREY:  # a flow cycle
+                        restart = _cancel_cycle(i, j, a, head, rev, res, current, color)
                         if restart != i:
                             i = restart
                             current[i] += 1
@@ -378,7 +384,7 @@ def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
                 current[i] += 1
             if current[i] == first[i + 1]:
                 # scan of i complete
-                color[i] = black
+                color[i] = BLACK
                 if i != source:
                     if bottom == -1:
                         bottom = i

@@ -39,8 +39,8 @@ from maxflow_cli.atomics import (
     atomic_store,
     yield_thread,
 )
-from maxflow_cli.kernels.global_relabel_cpu import cancel_at
-from maxflow_cli.pushrelabel.relabel import lift_bucket, reverse_bfs
+from maxflow_cli.pushrelabel.relabel import lift_bucket
+from maxflow_cli.steps import cancel_at, reverse_bfs
 
 ALLOWED_CPUS = len(os.sched_getaffinity(0))
 """The CPUs this process may use, read at import: an OpenMP runtime told to bind its threads
@@ -79,9 +79,8 @@ def runnable_elsewhere() -> int:
 def free_cpus() -> int:
     """The CPUs this process may use (its affinity) that other work leaves free now, at least 1
     and at most NUMBA_NUM_THREADS: the default team. Barrier-synchronised threads outnumbering
-    the free cores wait a time slice at a barrier whenever one of them is descheduled: on a
-    2-core machine shared with other jobs, lockfree's 2 threads took 0.1-2 s (medians) on
-    quick-suite graphs that 1 thread solved in 0.04-0.35 s."""
+    the free cores wait a time slice at a barrier whenever one of them is descheduled (the
+    README's "Measurements behind the code" says how much that costs)."""
     most = min(numba.config.NUMBA_NUM_THREADS, ALLOWED_CPUS)
     return 1 if most == 1 else max(1, min(most, ALLOWED_CPUS - runnable_elsewhere()))
 

@@ -1,6 +1,6 @@
-"""Labeling pieces shared by the solvers: reverse BFS from the sink, preflow initialisation
-(He & Hong's Program 2), He & Hong's global_relabel_cpu (its violation cancellation is the
-twin of the GPU kernel, in kernels/global_relabel_cpu.py), the stranding of excess that can
+"""Labeling pieces shared by the solvers: preflow initialisation (He & Hong's Program 2),
+He & Hong's global_relabel_cpu (its violation cancellation and reverse BFS are
+maxflow_cli.steps', which the GPU kernels' twins take too), the stranding of excess that can
 no longer reach the sink, and He & Hong's termination test.
 
 Global relabeling (hi_pr's global update; He & Hong 2010, Program 4 lines 9-16; Gutiérrez
@@ -11,34 +11,7 @@ graph, n where the sink cannot be reached.
 import numba
 import numpy as np
 
-from maxflow_cli.atomics import atomic_load
-from maxflow_cli.kernels.global_relabel_cpu import cancel_violations
-from maxflow_cli.limits import INT32_MAX
-
-
-@numba.njit(cache=True)
-def reverse_bfs(first, head, rev, res, sink, label, order):
-    """Exact distances to `sink` over residual arcs into `label` (n if unreachable).
-
-    `order` receives the reached vertices in BFS order; returns how many were reached.
-    """
-    n = label.shape[0]
-    label[:] = n
-    label[sink] = 0
-    order[0] = sink
-    tail = 1
-    position = 0
-    while position < tail:
-        u = order[position]
-        position += 1
-        next_label = label[u] + 1
-        for a in range(first[u], first[u + 1]):
-            v = head[a]
-            if label[v] == n and res[rev[a]] > 0:
-                label[v] = next_label
-                order[tail] = v
-                tail += 1
-    return tail
+from maxflow_cli.steps import cancel_violations, reverse_bfs
 
 
 @numba.njit(cache=True)
@@ -67,24 +40,6 @@ def sink_reaching(graph, res: np.ndarray) -> np.ndarray:
     order = np.empty(graph.n, np.int32)
     reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, label, order)
     return label < graph.n
-
-
-@numba.njit(cache=True, inline="always")
-def lowest_neighbour(u, first, head, res, label):
-    """He & Hong 2010, Program 3 lines 7-13: the residual arc out of u (self-loops carry
-    nothing) whose head has the lowest label, and that label; (-1, INT32_MAX) where u has
-    none. The loads are atomic (relaxed), for the threads of lockfree that write res and
-    label meanwhile; alone, they are plain loads."""
-    lowest_label = INT32_MAX
-    lowest_arc = -1
-    for a in range(first[u], first[u + 1]):
-        v = head[a]
-        if v != u and atomic_load(res, a) > 0:
-            h_v = atomic_load(label, v)
-            if h_v < lowest_label:
-                lowest_label = h_v
-                lowest_arc = a
-    return lowest_arc, lowest_label
 
 
 @numba.njit(cache=True, inline="always")

@@ -70,4 +70,4 @@ def solve_cuda(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
 register_with_kernels(
     "cuda", "lock-free push-relabel kernel on the GPU, global relabeling on the CPU",
     "He & Hong 2010, Algorithm 1 and Programs 2-4 (cuda_mf)", solve_cuda,
-    (KERNEL_CYCLES, block_size_parameter(32)))
+    (KERNEL_CYCLES, block_size_parameter(32, "small, as He & Hong advise")))

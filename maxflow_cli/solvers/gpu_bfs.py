@@ -88,10 +88,10 @@ register_with_kernels(
     "gpu-bfs", "lock-free push-relabel with violation cancellation and reverse BFS, all on the GPU",
     "Gutiérrez Mota 2012, alg. 4.1-4.8 and appendix B", solve_gpu_bfs, (
         cycles_parameter("inner_cycles", 5,
-                         "gpu-bfs: push/relabel iterations per thread per kernel launch "
+                         "push/relabel iterations per thread per kernel launch "
                          "(Gutiérrez Mota's KERNEL_INNER_CYCLES)"),
         cycles_parameter("outer_cycles", 220,
-                         "gpu-bfs: kernel launches between global relabels "
+                         "kernel launches between global relabels "
                          "(KERNEL_OUTER_CYCLES)"),
-        block_size_parameter(1024),
+        block_size_parameter(1024, "Gutiérrez Mota's"),
     ))

@@ -69,13 +69,13 @@ register_with_kernels(
     "global relabels by a one-launch BFS, all on the GPU",
     "ours, after Baumstark, Blelloch & Shun 2015 and He & Hong 2010", solve_gpu_sync, (
         Parameter("global_update_frequency", float, 0.25,
-                  "gpu-sync: global relabel when work * this > alpha * n + m (0: only when "
+                  "global relabel when work * this > alpha * n + m (0: only when "
                   "no vertex is active)", minimum=0.0, maximum=1e6),
-        Parameter("alpha", int, 6, "gpu-sync: weight of n in the global relabel budget",
+        Parameter("alpha", int, 6, "weight of n in the global relabel budget",
                   minimum=0, maximum=10**6),
-        Parameter("beta", int, 12, "gpu-sync: work charged per relabel besides its arc scans",
+        Parameter("beta", int, 12, "work charged per relabel besides its arc scans",
                   minimum=0, maximum=10**6),
-        Parameter("group_size", int, 0, "gpu-sync: lanes that discharge a vertex together, a "
+        Parameter("group_size", int, 0, "lanes that discharge a vertex together, a "
                   "power of two up to 32 (0: the mean degree's, rounded up)", minimum=0,
                   maximum=32),
     ))

@@ -88,9 +88,9 @@ register_with_kernels(
     "hybrid", "hipr on the CPU or the cuda kernel on the GPU, round by round, as the measured "
     "rates say (eq. 3)", "He & Hong 2010, Algorithm 5 and eq. 1-3 (hybrid_mf)", solve_hybrid,
     HIPR_PARAMETERS + (
-        KERNEL_CYCLES, THREADS_PARAMETER, block_size_parameter(32),
+        KERNEL_CYCLES, THREADS_PARAMETER, block_size_parameter(32, "small, as He & Hong advise"),
         Parameter("initial_threshold", int, 64,
-                  "hybrid: active vertices above which a round goes to the GPU until both "
+                  "active vertices above which a round goes to the GPU until both "
                   "engines are measured (He & Hong: 'a small value'); eq. 3 re-tunes it after "
                   "every round", minimum=0),
     ))

@@ -30,12 +30,14 @@ from maxflow_cli.pushrelabel.parallel_relabel import (
     parallel_global_relabel,
     threads_in_use,
 )
-from maxflow_cli.pushrelabel.relabel import initialize_preflow, lowest_neighbour, unfinished
+from maxflow_cli.pushrelabel.relabel import initialize_preflow, unfinished
 from maxflow_cli.registry import HIPR_PARAMETERS, THREADS_PARAMETER, SolveOptions, register_compiled
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
+from maxflow_cli.steps import lowest_neighbour
 
 PUSHES, RELABELS, WORK, PASSES = range(4)
+COUNTER_NAMES = ("pushes", "relabels", "work", "passes")
 
 
 @numba.njit(cache=True)
@@ -200,7 +202,7 @@ def _solve(graph, options, params, threads):
     times = {"stage1": time.perf_counter() - started, "global_relabel": relabel_seconds}
     if options.want_flow:
         timed_stage_two(graph, res, excess, times)
-    counts = dict(zip(("pushes", "relabels", "work", "passes"), counters.tolist()))
+    counts = dict(zip(COUNTER_NAMES, counters.tolist()))
     counts.update(rounds=len(trace), global_relabels=len(trace),
                   violations_cancelled=cancelled_arcs, threads=threads)
     return SolveResult("lockfree", int(excess[sink]), res, options.want_flow, times, counts,

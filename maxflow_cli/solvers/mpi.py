@@ -23,12 +23,12 @@ from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 
 MPI_PARAMETERS = (
-    Parameter("ranks", int, 0, "mpi: MPI ranks; without mpiexec, this many are started through "
+    Parameter("ranks", int, 0, "MPI ranks; without mpiexec, this many are started through "
               "mpiexec (0: those mpiexec started, or 1)", minimum=0, maximum=4096),
-    Parameter("partition", str, "ranges", "mpi: how vertices are split over ranks: 'ranges' "
+    Parameter("partition", str, "ranges", "how vertices are split over ranks: 'ranges' "
               "(consecutive ids, Pogoriliy & Kuzmin) or 'regions' (BFS from the sink, Alvino "
               "§3.4)", choices=PARTITIONS),
-    Parameter("blocks", int, 1, "mpi: pieces of the partition per rank, dealt to the ranks in "
+    Parameter("blocks", int, 1, "pieces of the partition per rank, dealt to the ranks in "
               "turn (more: each rank has work along a chain of pieces; fewer: fewer borders)",
               minimum=1, maximum=1024),
 )

@@ -186,7 +186,7 @@ register_with_kernels(
     HIPR_PARAMETERS + (
         THREADS_PARAMETER, block_size_parameter(256),
         Parameter("active_threshold", int, 17000,
-                  "openmp-cuda: a round goes to the GPU when at least this many vertices are "
+                  "a round goes to the GPU when at least this many vertices are "
                   "active (Alvino's 17000, tuned for a 2013 GPU; see the README for newer "
                   "ones)",
                   minimum=0),

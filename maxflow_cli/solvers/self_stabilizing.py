@@ -27,9 +27,10 @@ networks with cycles as a conjecture, so no choice below is forced by a proof we
 - Reduce_InFlow and Reduce_OutFlow take the arc carrying the least positive flow into
   (out of) the vertex, the first of equals: the seed allows any; this empties arcs in the
   fewest moves and lets a small surplus leave a saturated cycle through its cheapest arc
-  rather than chase itself around the cycle once per unit. (The largest flow took 5x fewer
-  rounds on a small genrmf, but on s->u (5), u<->k (2^62 each way), u->t (1) it sends u's
-  surplus of 4 round the cycle, 2^60 laps; a test keeps that network.)
+  rather than chase itself around the cycle once per unit. (The largest flow, faster on a
+  small genrmf, sends u's surplus of 4 round the cycle 2^60 times on s->u (5), u<->k (2^62
+  each way), u->t (1); a test keeps that network; the README's "Measurements behind the
+  code" has the numbers.)
 - "the supplier that appears nearest the source": a supplier v with h(v) = h(u) - 1 as
   published, the first in u's arc order (all such are equally near).
 - demand(t) = infinity: the sink pulls a supplier arc's whole residual; it never runs S2 or
@@ -92,6 +93,6 @@ register_with_kernels(
     "Alvino 2015, §3.2.2, Algorithms 7-8 (da Silva 2013, after Ghosh, Gupta & Pemmaraju 1995)",
     solve_self_stabilizing, (
         cycles_parameter("max_rounds", 1 << 24,
-                         "self-stabilizing: rounds (three kernel launches each) after which "
+                         "rounds (three kernel launches each) after which "
                          "it stops with an error"),
     ), in_default_bench=False)
