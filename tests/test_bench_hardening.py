@@ -93,16 +93,18 @@ def marked_processes(marker: bytes) -> dict[int, bytes]:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
-def test_a_signal_ends_the_external_programs_group_with_us(signum):
+def test_a_signal_ends_the_external_programs_group_with_us(signum, tmp_path):
     """The program (a shell) and what it started (two sleeps) end with us at once, even where
-    SIGKILL leaves us no time to end them (issue 27, item 3: the group was orphaned)."""
+    SIGKILL leaves us no time to end them (issue 27, item 3: the group was orphaned). Run
+    outside the checkout, whose maxflow_cli/ would shadow the installed package."""
     marker = f"MAXFLOW_TEST_GROUP={os.getpid()}-{time.monotonic_ns()}"
     command = "h=sh -c 'sleep 1000 & sleep 1000; wait'"
     job = subprocess.Popen([sys.executable, "-m", "maxflow_cli", "bench", str(DATA / "clrs.max"),
                             "--solvers", "hipr", "--min-time", "0", "--repeat", "1",
                             "--external", command],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           env=os.environ | dict([marker.split("=")]), start_new_session=True)
+                           env=os.environ | dict([marker.split("=")]), start_new_session=True,
+                           cwd=tmp_path)
     try:
         deadline = time.monotonic() + 300
         while list(marked_processes(marker.encode()).values()).count(b"sleep") < 2:
