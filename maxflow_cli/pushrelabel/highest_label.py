@@ -17,6 +17,7 @@ import numpy as np
 from maxflow_cli.pushrelabel.parallel_relabel import parallel_gap_relabel
 from maxflow_cli.pushrelabel.relabel import lift_bucket, saturate_source_arcs
 from maxflow_cli.residual import ResidualGraph
+from maxflow_cli.result import SolveResult
 from maxflow_cli.steps import reverse_bfs
 
 # Slots of the counters array shared with the hybrids.
@@ -432,3 +433,17 @@ def timed_stage_two(graph: ResidualGraph, res: np.ndarray, excess: np.ndarray,
     hipr_stage_two(graph.first, graph.head, graph.rev, res, graph.cap, excess, graph.source,
                    graph.sink)
     times["stage2"] = time.perf_counter() - started
+
+
+def solve_by_preflow(name: str, preflow, graph: ResidualGraph, options) -> SolveResult:
+    """A solver whose stage 1 is ``preflow(graph, res, params)`` -> (excess, counters): a
+    maximum preflow in fresh residuals, timed; then hi_pr's stage 2 when a flow is asked for."""
+    res = graph.initial_residuals()
+    started = time.perf_counter()
+    excess, counters = preflow(graph, res, options.params)
+    times = {"stage1": time.perf_counter() - started}
+    flow_value = int(excess[graph.sink])
+    if options.want_flow:
+        timed_stage_two(graph, res, excess, times)
+    return SolveResult(name, flow_value, res, options.want_flow, times, counters)
+
