@@ -114,7 +114,7 @@ class SolverSpec:
 # The modules of maxflow_cli/solvers/, each registering its solvers; a new solver adds its
 # module's name here.
 SOLVER_MODULES = ("hipr", "hipr_forward", "cuda", "gpu_bfs", "gpu_sync", "hybrid", "lockfree",
-                  "openmp_cuda", "self_stabilizing", "mpi")
+                  "openmp_cuda", "self_stabilizing", "mpi", "eibfs")
 
 DEFAULT_SOLVER = "hipr-forward"  # what `maxflow solve` runs without --solver (see the README)
 
