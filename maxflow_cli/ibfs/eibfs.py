@@ -17,12 +17,14 @@ Terminal arcs: the source's arcs are saturated and the sink's arcs count as satu
 vertex starts with its source capacity minus its sink capacity as excess. The source and the
 sink take labels 1 and -1, which no arc test of either tree can pass: no arc leaving the
 source or entering the sink is residual, and no flow enters the source or leaves the sink.
-At the end (finish_preflow) the sink arcs carry what the deficits leave of them, and deficits
-no sink capacity backs (EIBFS can leave some) go back along the flow out of their vertex, so
-that the residuals hold a maximum preflow.
-"""
+At the end the sink arcs carry what the deficits leave of them, and deficits no sink
+capacity backs (EIBFS can leave some) go back along the flow out of their vertex, so that
+the residuals hold a maximum preflow.
 
-from collections import namedtuple
+The state is plain arrays, passed in this order where a function takes them: the residual
+graph (first, head, rev, res), label, tree (per-vertex links, rows below), excess, stamps,
+buckets (heads of the bucket lists by distance), active (the level lists), state, counters.
+"""
 
 import numba
 import numpy as np
@@ -31,326 +33,352 @@ from maxflow_cli.pushrelabel.highest_label import hipr_stage_two
 
 NONE = -1
 
-# Slots of Forest.state: the tree tops, the augmentation stamp, bucket bounds, orphans per
-# tree, which rows of Forest.active hold the S and T lists, and each row's length.
+_search_jit = numba.njit(cache=True, _nrt=False)
+"""The search's functions allocate nothing, so they run without Numba's reference counting:
+with it, every call that passes arrays on counts references to them atomically, which took
+three quarters of the search's time."""
+
+# Rows of `tree` (int32): the parent arc (in the vertex's own arc range), the first son, the
+# next vertex in a list of sons or of a bucket, the previous one in a three-pass bucket, the
+# links of the imbalance buckets, and whether the parent arc is the current arc.
+PARENT, FIRST_SON, NEXT, PREV, EXCESS_NEXT, EXCESS_PREV, RESUME = range(7)
+# Rows of `stamps` (int64): the augmentation that last orphaned the vertex, the compaction
+# that last kept it in a level list. Rows of `buckets`: orphans, three-pass, imbalances.
+LAST_ORPHANED, LISTED = range(2)
+ORPHAN_BUCKETS, THREE_PASS_BUCKETS, EXCESS_BUCKETS = range(3)
+
+# Slots of `state`: the tree tops, the augmentation stamp, bucket bounds, orphans per tree,
+# which rows of `active` hold the S and T lists, compactions, and each row's length.
 TOP_S, TOP_T, AUGMENTATION, ORPHAN_MAX, THREE_PASS_MAX, EXCESS_MAX, EXCESS_MIN, \
-    UNIQUE_S, UNIQUE_T, S_ROW, T_ROW, SPARE_ROW, LENGTH = range(13)
+    UNIQUE_S, UNIQUE_T, S_ROW, T_ROW, SPARE_ROW, COMPACTIONS, LENGTH = range(14)
 STATE_SLOTS = LENGTH + 3
 
-# Slots of the counters array.
 AUGMENTATIONS, GROWTHS_S, GROWTHS_T, PUSHES, ORPHANS, ADOPTIONS, RELABELS, THREE_PASS, \
     FREED, EXCESS_PUSHES, DEFICIT_RETURNS = range(11)
 COUNTER_NAMES = ("augmentations", "growths_s", "growths_t", "pushes", "orphans", "adoptions",
                  "relabels", "three_pass_relabels", "freed", "excess_pushes",
                  "deficit_returns")
 
-Forest = namedtuple("Forest", (
-    "first", "head", "rev", "res",  # the residual graph
-    "label", "excess", "parent", "first_son", "next_node", "prev_node", "resume_at_parent",
-    "last_orphaned", "excess_next", "excess_prev",  # per vertex
-    "active", "orphan_head", "three_pass_head", "excess_head",  # lists and buckets
-    "state", "counters"))
+
+@_search_jit
+def _top(state, side):
+    return state[TOP_S] if side > 0 else state[TOP_T]
 
 
-@numba.njit(cache=True, inline="always")
-def _top(w, side):
-    return w.state[TOP_S] if side > 0 else w.state[TOP_T]
-
-
-@numba.njit(cache=True, inline="always")
-def _residual_in(w, a, side):
+@_search_jit
+def _residual_in(res, rev, a, side):
     """Residual capacity of arc a (x -> y) in the tree direction were y x's parent: y -> x in
     S, x -> y in T."""
-    return w.res[w.rev[a]] if side > 0 else w.res[a]
+    return res[rev[a]] if side > 0 else res[a]
 
 
-@numba.njit(cache=True, inline="always")
-def _residual_out(w, a, side):
+@_search_jit
+def _residual_out(res, rev, a, side):
     """Residual capacity of arc a (x -> y) in the tree direction were y x's son."""
-    return w.res[a] if side > 0 else w.res[w.rev[a]]
+    return res[a] if side > 0 else res[rev[a]]
 
 
-@numba.njit(cache=True, inline="always")
-def _push(w, a, amount, side):
+@_search_jit
+def _push(res, rev, a, amount, side):
     """Move `amount` along parent arc a in the tree direction; return what is left of it."""
-    into, back = (w.rev[a], a) if side > 0 else (a, w.rev[a])
-    w.res[into] -= amount
-    w.res[back] += amount
-    return w.res[into]
+    into, back = (rev[a], a) if side > 0 else (a, rev[a])
+    res[into] -= amount
+    res[back] += amount
+    return res[into]
 
 
-@numba.njit(cache=True, inline="always")
-def _add_son(w, x, p):
-    w.next_node[x] = w.first_son[p]
-    w.first_son[p] = x
+@_search_jit
+def _add_son(tree, x, p):
+    tree[NEXT, x] = tree[FIRST_SON, p]
+    tree[FIRST_SON, p] = x
 
 
-@numba.njit(cache=True)
-def _remove_son(w, x):
+@_search_jit
+def _remove_son(head, tree, x):
     """Take x out of its parent's list of sons."""
-    p = w.head[w.parent[x]]
-    y = w.first_son[p]
+    p = head[tree[PARENT, x]]
+    y = tree[FIRST_SON, p]
     if y == x:
-        w.first_son[p] = w.next_node[x]
+        tree[FIRST_SON, p] = tree[NEXT, x]
         return
-    while w.next_node[y] != x:
-        y = w.next_node[y]
-    w.next_node[y] = w.next_node[x]
+    while tree[NEXT, y] != x:
+        y = tree[NEXT, y]
+    tree[NEXT, y] = tree[NEXT, x]
 
 
-@numba.njit(cache=True)
-def _activate(w, x, side):
-    """Append x to the list of its tree's top level, the next growth step's vertices;
-    when the row is full, first drop the vertices that left that level and repeats."""
-    row = w.state[S_ROW] if side > 0 else w.state[T_ROW]
-    length = w.state[LENGTH + row]
-    if length == w.active.shape[1]:
-        seen = np.zeros(w.label.shape[0], np.bool_)
-        level = side * _top(w, side)
-        kept = 0
-        for i in range(length):
-            y = w.active[row, i]
-            if w.label[y] == level and not seen[y]:
-                seen[y] = True
-                w.active[row, kept] = y
-                kept += 1
-        length = kept
-    w.active[row, length] = x
-    w.state[LENGTH + row] = length + 1
+@_search_jit
+def _compact_active(label, stamps, active, state, row, level):
+    """Drop from a full list the vertices that left its level, and repeats; return the new
+    length (at most the vertices at that level)."""
+    state[COMPACTIONS] += 1
+    kept = 0
+    for i in range(state[LENGTH + row]):
+        y = active[row, i]
+        if label[y] == level and stamps[LISTED, y] != state[COMPACTIONS]:
+            stamps[LISTED, y] = state[COMPACTIONS]
+            active[row, kept] = y
+            kept += 1
+    return kept
 
 
-@numba.njit(cache=True, inline="always")
-def _add_orphan(w, x, side):
-    distance = side * w.label[x]
-    w.next_node[x] = w.orphan_head[distance]
-    w.orphan_head[distance] = x
-    if distance > w.state[ORPHAN_MAX]:
-        w.state[ORPHAN_MAX] = distance
+@_search_jit
+def _activate(label, stamps, active, state, x, side):
+    """Append x to the list of its tree's top level, the next growth step's vertices."""
+    row = state[S_ROW] if side > 0 else state[T_ROW]
+    length = state[LENGTH + row]
+    if length == active.shape[1]:
+        length = _compact_active(label, stamps, active, state, row, side * _top(state, side))
+    active[row, length] = x
+    state[LENGTH + row] = length + 1
 
 
-@numba.njit(cache=True, inline="always")
-def _add_three_pass(w, x, side):
-    distance = side * w.label[x]
-    y = w.three_pass_head[distance]
-    w.next_node[x] = y
+@_search_jit
+def _add_orphan(label, tree, buckets, state, x, side):
+    distance = side * label[x]
+    tree[NEXT, x] = buckets[ORPHAN_BUCKETS, distance]
+    buckets[ORPHAN_BUCKETS, distance] = x
+    state[ORPHAN_MAX] = max(state[ORPHAN_MAX], distance)
+
+
+@_search_jit
+def _add_three_pass(label, tree, buckets, state, x, side):
+    distance = side * label[x]
+    y = buckets[THREE_PASS_BUCKETS, distance]
+    tree[NEXT, x] = y
     if y != NONE:
-        w.prev_node[y] = x
-    w.three_pass_head[distance] = x
-    if distance > w.state[THREE_PASS_MAX]:
-        w.state[THREE_PASS_MAX] = distance
+        tree[PREV, y] = x
+    buckets[THREE_PASS_BUCKETS, distance] = x
+    state[THREE_PASS_MAX] = max(state[THREE_PASS_MAX], distance)
 
 
-@numba.njit(cache=True, inline="always")
-def _remove_three_pass(w, x, side):
-    distance = side * w.label[x]
-    if w.three_pass_head[distance] == x:
-        w.three_pass_head[distance] = w.next_node[x]
+@_search_jit
+def _remove_three_pass(label, tree, buckets, x, side):
+    distance = side * label[x]
+    if buckets[THREE_PASS_BUCKETS, distance] == x:
+        buckets[THREE_PASS_BUCKETS, distance] = tree[NEXT, x]
     else:
-        w.next_node[w.prev_node[x]] = w.next_node[x]
-        if w.next_node[x] != NONE:
-            w.prev_node[w.next_node[x]] = w.prev_node[x]
+        tree[NEXT, tree[PREV, x]] = tree[NEXT, x]
+        if tree[NEXT, x] != NONE:
+            tree[PREV, tree[NEXT, x]] = tree[PREV, x]
 
 
-@numba.njit(cache=True, inline="always")
-def _add_excess(w, x, side):
+@_search_jit
+def _add_excess(label, tree, buckets, state, x, side):
     """File x, a non-root holding its tree's wrong sign of excess, by its distance."""
-    distance = side * w.label[x]
-    y = w.excess_head[distance]
-    w.excess_next[x] = y
+    distance = side * label[x]
+    y = buckets[EXCESS_BUCKETS, distance]
+    tree[EXCESS_NEXT, x] = y
     if y != NONE:
-        w.excess_prev[y] = x
-    w.excess_head[distance] = x
-    if distance > w.state[EXCESS_MAX]:
-        w.state[EXCESS_MAX] = distance
-    if distance != 0 and distance < w.state[EXCESS_MIN]:
-        w.state[EXCESS_MIN] = distance
+        tree[EXCESS_PREV, y] = x
+    buckets[EXCESS_BUCKETS, distance] = x
+    state[EXCESS_MAX] = max(state[EXCESS_MAX], distance)
+    if distance != 0:
+        state[EXCESS_MIN] = min(state[EXCESS_MIN], distance)
 
 
-@numba.njit(cache=True, inline="always")
-def _remove_excess(w, x, side):
-    distance = side * w.label[x]
-    if w.excess_head[distance] == x:
-        w.excess_head[distance] = w.excess_next[x]
+@_search_jit
+def _remove_excess(label, tree, buckets, x, side):
+    distance = side * label[x]
+    if buckets[EXCESS_BUCKETS, distance] == x:
+        buckets[EXCESS_BUCKETS, distance] = tree[EXCESS_NEXT, x]
     else:
-        w.excess_next[w.excess_prev[x]] = w.excess_next[x]
-        if w.excess_next[x] != NONE:
-            w.excess_prev[w.excess_next[x]] = w.excess_prev[x]
+        tree[EXCESS_NEXT, tree[EXCESS_PREV, x]] = tree[EXCESS_NEXT, x]
+        if tree[EXCESS_NEXT, x] != NONE:
+            tree[EXCESS_PREV, tree[EXCESS_NEXT, x]] = tree[EXCESS_PREV, x]
 
 
-@numba.njit(cache=True, inline="always")
-def _pop(heads, links, bucket):
-    x = heads[bucket]
+@_search_jit
+def _pop(buckets, kind, tree, link, distance):
+    x = buckets[kind, distance]
     if x != NONE:
-        heads[bucket] = links[x]
+        buckets[kind, distance] = tree[link, x]
     return x
 
 
-@numba.njit(cache=True, inline="always")
-def _raise_excess_max(w, distance):
-    if distance > w.state[EXCESS_MAX]:
-        w.state[EXCESS_MAX] = distance
-
-
-@numba.njit(cache=True)
-def _free_orphan(w, x, side, excesses):
+@_search_jit
+def _free_orphan(label, tree, excess, stamps, active, state, counters, x, side, excesses):
     """An orphan without a parent leaves its tree: free, or, holding an imbalance (EIBFS), a
     root at the other tree's top level."""
-    if excesses and w.excess[x] != 0:
-        w.label[x] = -side * _top(w, -side)
-        _activate(w, x, -side)
-        w.resume_at_parent[x] = 0
+    counters[FREED] += 1
+    if excesses and excess[x] != 0:
+        label[x] = -side * _top(state, -side)
+        _activate(label, stamps, active, state, x, -side)
+        tree[RESUME, x] = 0
     else:
-        w.label[x] = 0
-    w.counters[FREED] += 1
+        label[x] = 0
 
 
-@numba.njit(cache=True)
-def _augment_path(w, x, amount, side):
+@_search_jit
+def _augment_path(head, rev, res, label, tree, excess, buckets, state, counters, x, amount,
+                  side):
     """Move `amount` between x and its root along tree arcs (IBFS's augmentation, one tree);
     file the vertices whose arc saturated, and the root if it runs dry, as orphans.
     Returns the lowest distance orphaned (the top level + 1 if none)."""
-    w.state[AUGMENTATION] += 1
-    lowest = _top(w, side) + 1
-    while w.excess[x] == 0:
-        a = w.parent[x]
-        w.counters[PUSHES] += 1
-        if _push(w, a, amount, side) == 0:
-            _remove_son(w, x)
-            lowest = side * w.label[x]
-            _add_orphan(w, x, side)
-        x = w.head[a]
-    w.excess[x] -= side * amount
-    if w.excess[x] == 0:
-        lowest = side * w.label[x]
-        _add_orphan(w, x, side)
+    state[AUGMENTATION] += 1
+    lowest = _top(state, side) + 1
+    while excess[x] == 0:
+        a = tree[PARENT, x]
+        counters[PUSHES] += 1
+        if _push(res, rev, a, amount, side) == 0:
+            _remove_son(head, tree, x)
+            lowest = side * label[x]
+            _add_orphan(label, tree, buckets, state, x, side)
+        x = head[a]
+    excess[x] -= side * amount
+    if excess[x] == 0:
+        lowest = side * label[x]
+        _add_orphan(label, tree, buckets, state, x, side)
     return lowest
 
 
-@numba.njit(cache=True)
-def _augment_excess(w, x, amount, side):
+@_search_jit
+def _orphan_imbalanced(label, tree, excess, buckets, state, x, side):
+    """File x, whose tree arc saturated, as an orphan; the imbalance it keeps raises the
+    highest level of imbalances to x's."""
+    distance = side * label[x]
+    _add_orphan(label, tree, buckets, state, x, side)
+    if excess[x] != 0:
+        state[EXCESS_MAX] = max(state[EXCESS_MAX], distance)
+    return distance
+
+
+@_search_jit
+def _augment_excess(head, rev, res, label, tree, excess, buckets, state, counters, x, amount,
+                    side):
     """EIBFS's push towards the root: x receives `amount` (or holds its imbalance, amount 0)
     and passes on what its tree arc carries, keeping the rest; vertices on the way that held
     an imbalance merge theirs. Returns the lowest distance orphaned."""
-    w.state[AUGMENTATION] += 1
-    lowest = _top(w, side) + 1
-    while side * w.excess[x] <= 0:
-        a = w.parent[x]
-        w.counters[PUSHES] += 1
-        carried = _residual_in(w, a, side)
-        needed = amount - side * w.excess[x]
+    state[AUGMENTATION] += 1
+    lowest = _top(state, side) + 1
+    while side * excess[x] <= 0:
+        a = tree[PARENT, x]
+        counters[PUSHES] += 1
+        carried = _residual_in(res, rev, a, side)
+        needed = amount - side * excess[x]
         if carried < needed:
-            w.excess[x] += side * (carried - amount)
+            excess[x] += side * (carried - amount)
             amount = carried
         else:
             amount = needed
-            w.excess[x] = 0
-        if _push(w, a, amount, side) == 0:
-            _remove_son(w, x)
-            lowest = side * w.label[x]
-            _add_orphan(w, x, side)
-            if w.excess[x] != 0:
-                _raise_excess_max(w, lowest)
-        x = w.head[a]
-        if side * w.excess[x] < 0:
-            _remove_excess(w, x, side)
-    w.excess[x] -= side * amount
-    if side * w.excess[x] <= 0:
-        lowest = side * w.label[x]
-        _add_orphan(w, x, side)
-        if w.excess[x] != 0:
-            _raise_excess_max(w, lowest)
+            excess[x] = 0
+        if _push(res, rev, a, amount, side) == 0:
+            _remove_son(head, tree, x)
+            lowest = _orphan_imbalanced(label, tree, excess, buckets, state, x, side)
+        x = head[a]
+        if side * excess[x] < 0:
+            _remove_excess(label, tree, buckets, x, side)
+    excess[x] -= side * amount
+    if side * excess[x] <= 0:
+        lowest = _orphan_imbalanced(label, tree, excess, buckets, state, x, side)
     return lowest
 
 
-@numba.njit(cache=True)
-def _augment_excesses(w, side):
+@_search_jit
+def _augment_excesses(first, head, rev, res, label, tree, excess, stamps, buckets, active,
+                      state, counters, side):
     """Push every filed imbalance towards its root, highest level first, adopting the
     orphans each push makes at levels up to the highest imbalance left; then the rest of
     the orphans, and the vertices the three passes freed with an imbalance leave."""
-    adopted_up_to = w.state[EXCESS_MAX]
-    if w.state[EXCESS_MAX] >= w.state[EXCESS_MIN]:
-        while w.state[EXCESS_MAX] != w.state[EXCESS_MIN] - 1:
+    adopted_up_to = state[EXCESS_MAX]
+    if state[EXCESS_MAX] >= state[EXCESS_MIN]:
+        while state[EXCESS_MAX] != state[EXCESS_MIN] - 1:
             while True:
-                x = _pop(w.excess_head, w.excess_next, w.state[EXCESS_MAX])
+                x = _pop(buckets, EXCESS_BUCKETS, tree, EXCESS_NEXT, state[EXCESS_MAX])
                 if x == NONE:
                     break
-                w.counters[EXCESS_PUSHES] += 1
-                lowest = min(_augment_excess(w, x, 0, side), adopted_up_to)
-                _adoption(w, lowest, False, side, True)
-                adopted_up_to = w.state[EXCESS_MAX]
-            w.state[EXCESS_MAX] -= 1
-    w.state[EXCESS_MAX] = 0
-    w.state[EXCESS_MIN] = np.iinfo(np.int64).max
-    if w.state[ORPHAN_MAX] != 0:
-        _adoption(w, adopted_up_to + 1, True, side, True)
+                counters[EXCESS_PUSHES] += 1
+                lowest = min(adopted_up_to, _augment_excess(
+                    head, rev, res, label, tree, excess, buckets, state, counters, x, 0, side))
+                _adoption(first, head, rev, res, label, tree, excess, stamps, buckets, active,
+                          state, counters, lowest, False, side, True)
+                adopted_up_to = state[EXCESS_MAX]
+            state[EXCESS_MAX] -= 1
+    state[EXCESS_MAX] = 0
+    state[EXCESS_MIN] = np.iinfo(np.int64).max
+    if state[ORPHAN_MAX] != 0:
+        _adoption(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+                  counters, adopted_up_to + 1, True, side, True)
     while True:
-        x = _pop(w.excess_head, w.excess_next, 0)
+        x = _pop(buckets, EXCESS_BUCKETS, tree, EXCESS_NEXT, 0)
         if x == NONE:
             break
-        _free_orphan(w, x, side, True)
+        _free_orphan(label, tree, excess, stamps, active, state, counters, x, side, True)
 
 
-@numba.njit(cache=True)
-def _adopt_at_level(w, x, side):
+@_search_jit
+def _adopt_at_level(first, head, rev, res, label, tree, counters, x, side):
     """Look for a parent one level closer to the root, from x's parent arc onwards when
     that arc is its current arc (else from its first arc); True if one was found."""
-    a = w.parent[x] if w.resume_at_parent[x] else w.first[x]
-    w.resume_at_parent[x] = 1
-    w.parent[x] = NONE
-    if side * w.label[x] == 1:
+    a = tree[PARENT, x] if tree[RESUME, x] else first[x]
+    tree[RESUME, x] = 1
+    tree[PARENT, x] = NONE
+    if side * label[x] == 1:
         return False
-    wanted = w.label[x] - side
-    end = w.first[x + 1]
+    wanted = label[x] - side
+    end = first[x + 1]
     while a < end:
-        if _residual_in(w, a, side) > 0 and w.label[w.head[a]] == wanted:
-            w.parent[x] = a
-            _add_son(w, x, w.head[a])
-            w.counters[ADOPTIONS] += 1
+        if _residual_in(res, rev, a, side) > 0 and label[head[a]] == wanted:
+            tree[PARENT, x] = a
+            _add_son(tree, x, head[a])
+            counters[ADOPTIONS] += 1
             return True
         a += 1
     return False
 
 
-@numba.njit(cache=True)
-def _orphan_sons(w, x, side, excesses):
+@_search_jit
+def _orphan_sons(label, tree, excess, buckets, state, x, side, excesses):
     """x is to be relabelled: its sons become orphans."""
-    y = w.first_son[x]
+    y = tree[FIRST_SON, x]
     while y != NONE:
-        following = w.next_node[y]
-        if excesses and w.excess[y] != 0:
-            _remove_excess(w, y, side)
-        _add_orphan(w, y, side)
+        following = tree[NEXT, y]
+        if excesses and excess[y] != 0:
+            _remove_excess(label, tree, buckets, y, side)
+        _add_orphan(label, tree, buckets, state, y, side)
         y = following
-    w.first_son[x] = NONE
+    tree[FIRST_SON, x] = NONE
 
 
-@numba.njit(cache=True)
-def _relabel(w, x, side, excesses):
+@_search_jit
+def _relabel(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+             counters, x, side, excesses):
     """Attach x below its closest neighbour in the tree that can feed it (T: that it can
     feed), or free it if there is none."""
-    top = _top(w, side)
+    top = _top(state, side)
     best = side * top
-    for a in range(w.first[x], w.first[x + 1]):
-        y = w.head[a]
-        if _residual_in(w, a, side) > 0 and y != x and 0 < side * w.label[y] < side * best:
-            best = w.label[y]
-            w.parent[x] = a
-            if best == w.label[x]:
+    for a in range(first[x], first[x + 1]):
+        y = head[a]
+        if _residual_in(res, rev, a, side) > 0 and y != x and 0 < side * label[y] < side * best:
+            best = label[y]
+            tree[PARENT, x] = a
+            if best == label[x]:
                 break
-    if w.parent[x] == NONE:
-        _free_orphan(w, x, side, excesses)
+    if tree[PARENT, x] == NONE:
+        _free_orphan(label, tree, excess, stamps, active, state, counters, x, side, excesses)
         return
-    w.counters[RELABELS] += 1
-    w.label[x] = best + side
-    _add_son(w, x, w.head[w.parent[x]])
-    if side * w.label[x] == top:
-        _activate(w, x, side)
-    if excesses and w.excess[x] != 0:
-        _add_excess(w, x, side)
+    counters[RELABELS] += 1
+    label[x] = best + side
+    _add_son(tree, x, head[tree[PARENT, x]])
+    if side * label[x] == top:
+        _activate(label, stamps, active, state, x, side)
+    if excesses and excess[x] != 0:
+        _add_excess(label, tree, buckets, state, x, side)
 
 
-@numba.njit(cache=True)
-def _adoption(w, from_level, to_top, side, excesses):
+@_search_jit
+def _count_orphan(stamps, state, counters, x, side):
+    """Count x as an orphan; return 1 if it is its first time in this augmentation."""
+    counters[ORPHANS] += 1
+    if stamps[LAST_ORPHANED, x] == state[AUGMENTATION]:
+        return 0
+    stamps[LAST_ORPHANED, x] = state[AUGMENTATION]
+    state[UNIQUE_S if side > 0 else UNIQUE_T] += 1
+    return 1
+
+
+@_search_jit
+def _adoption(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+              counters, from_level, to_top, side, excesses):
     """Process the orphans level by level from `from_level` (EIBFS: while below the
     highest filed imbalance, unless `to_top`); switch to three-pass relabelling once the
     orphans processed reach three times the distinct ones (IB_HYBRID_ADOPTION)."""
@@ -358,137 +386,143 @@ def _adoption(w, from_level, to_top, side, excesses):
     orphans = 0
     unique = 0
     level = from_level
-    while level <= w.state[ORPHAN_MAX] and (not excesses or to_top or three_pass_level != 0
-                                           or level <= w.state[EXCESS_MAX]):
+    while level <= state[ORPHAN_MAX] and (not excesses or to_top or three_pass_level != 0
+                                         or level <= state[EXCESS_MAX]):
         while True:
-            x = _pop(w.orphan_head, w.next_node, level)
+            x = _pop(buckets, ORPHAN_BUCKETS, tree, NEXT, level)
             if x == NONE:
                 break
-            w.counters[ORPHANS] += 1
             orphans += 1
-            if w.last_orphaned[x] != w.state[AUGMENTATION]:
-                w.last_orphaned[x] = w.state[AUGMENTATION]
-                w.state[UNIQUE_S if side > 0 else UNIQUE_T] += 1
-                unique += 1
+            unique += _count_orphan(stamps, state, counters, x, side)
             if three_pass_level == 0 and orphans >= 3 * unique:
                 three_pass_level = 1
-            if _adopt_at_level(w, x, side):
-                if excesses and w.excess[x] != 0:
-                    _add_excess(w, x, side)
-            elif side * w.label[x] == _top(w, side):
-                _free_orphan(w, x, side, excesses)
+            if _adopt_at_level(first, head, rev, res, label, tree, counters, x, side):
+                if excesses and excess[x] != 0:
+                    _add_excess(label, tree, buckets, state, x, side)
+            elif side * label[x] == _top(state, side):
+                _free_orphan(label, tree, excess, stamps, active, state, counters, x, side,
+                             excesses)
             else:
-                _orphan_sons(w, x, side, excesses)
+                _orphan_sons(label, tree, excess, buckets, state, x, side, excesses)
                 if three_pass_level == 0:
-                    _relabel(w, x, side, excesses)
+                    _relabel(first, head, rev, res, label, tree, excess, stamps, buckets,
+                             active, state, counters, x, side, excesses)
                     continue
-                w.label[x] += side
-                _add_three_pass(w, x, side)
+                label[x] += side
+                _add_three_pass(label, tree, buckets, state, x, side)
                 if three_pass_level == 1:
                     three_pass_level = level + 1
         level += 1
-    if level > w.state[ORPHAN_MAX]:
-        w.state[ORPHAN_MAX] = 0
+    if level > state[ORPHAN_MAX]:
+        state[ORPHAN_MAX] = 0
     if three_pass_level != 0:
-        _three_pass(w, three_pass_level, side, excesses)
+        _three_pass(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+                    counters, three_pass_level, side, excesses)
 
 
-@numba.njit(cache=True)
-def _three_pass_parent(w, x, level, side, excesses):
+@_search_jit
+def _three_pass_parent(first, head, rev, res, label, tree, excess, buckets, state, x, level,
+                       side, excesses):
     """Pass 2 of three-pass relabelling: x's closest neighbour still attached (or a root)
     becomes its parent; True if that leaves x at `level`, else x is refiled (or freed)."""
-    best = side * _top(w, side)
-    wanted = w.label[x] - side
-    for a in range(w.first[x], w.first[x + 1]):
-        y = w.head[a]
-        if _residual_in(w, a, side) > 0 and y != x and \
-                (side * w.excess[y] > 0 or w.parent[y] != NONE) and \
-                0 < side * w.label[y] < side * best:
-            w.parent[x] = a
-            best = w.label[y]
+    best = side * _top(state, side)
+    wanted = label[x] - side
+    for a in range(first[x], first[x + 1]):
+        y = head[a]
+        if _residual_in(res, rev, a, side) > 0 and y != x and \
+                (side * excess[y] > 0 or tree[PARENT, y] != NONE) and \
+                0 < side * label[y] < side * best:
+            tree[PARENT, x] = a
+            best = label[y]
             if best == wanted:
                 break
-    if w.parent[x] == NONE:
-        w.label[x] = 0
-        if excesses and w.excess[x] != 0:
-            _add_excess(w, x, side)  # bucket 0: freed once the imbalances are pushed
+    if tree[PARENT, x] == NONE:
+        label[x] = 0
+        if excesses and excess[x] != 0:
+            _add_excess(label, tree, buckets, state, x, side)  # bucket 0: freed later
         return False
-    w.label[x] = best + side
-    if side * w.label[x] != level:
-        _add_three_pass(w, x, side)
+    label[x] = best + side
+    if side * label[x] != level:
+        _add_three_pass(label, tree, buckets, state, x, side)
         return False
     return True
 
 
-@numba.njit(cache=True)
-def _lower_sons(w, x, side, excesses):
+@_search_jit
+def _lower_sons(first, head, rev, res, label, tree, excess, buckets, state, x, side,
+                excesses):
     """Pass 3: neighbours x can feed (T: that can feed x) waiting at a higher level, or
     freed, move to the level below x, with x as their parent-to-be."""
-    wanted = w.label[x] + side
-    for a in range(w.first[x], w.first[x + 1]):
-        if _residual_out(w, a, side) > 0:
-            y = w.head[a]
-            if w.label[y] == 0 or side * w.label[y] > side * wanted:
-                if w.label[y] != 0:
-                    _remove_three_pass(w, y, side)
-                elif excesses and w.excess[y] != 0:
-                    _remove_excess(w, y, side)
-                w.label[y] = wanted
-                w.parent[y] = w.rev[a]
-                _add_three_pass(w, y, side)
+    wanted = label[x] + side
+    for a in range(first[x], first[x + 1]):
+        if _residual_out(res, rev, a, side) > 0:
+            y = head[a]
+            if label[y] == 0 or side * label[y] > side * wanted:
+                if label[y] != 0:
+                    _remove_three_pass(label, tree, buckets, y, side)
+                elif excesses and excess[y] != 0:
+                    _remove_excess(label, tree, buckets, y, side)
+                label[y] = wanted
+                tree[PARENT, y] = rev[a]
+                _add_three_pass(label, tree, buckets, state, y, side)
 
 
-@numba.njit(cache=True)
-def _three_pass(w, from_level, side, excesses):
+@_search_jit
+def _three_pass(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+                counters, from_level, side, excesses):
     """Three-pass relabelling (IBFS, ESA 2011): the orphans, raised one level and filed by
     level, take their closest parent and lower their would-be sons, lowest level first."""
     level = from_level
-    while level <= w.state[THREE_PASS_MAX]:
+    while level <= state[THREE_PASS_MAX]:
         while True:
-            x = _pop(w.three_pass_head, w.next_node, level)
+            x = _pop(buckets, THREE_PASS_BUCKETS, tree, NEXT, level)
             if x == NONE:
                 break
-            w.counters[THREE_PASS] += 1
-            if w.parent[x] == NONE and not _three_pass_parent(w, x, level, side, excesses):
+            counters[THREE_PASS] += 1
+            if tree[PARENT, x] == NONE and not _three_pass_parent(
+                    first, head, rev, res, label, tree, excess, buckets, state, x, level,
+                    side, excesses):
                 continue
-            top = side * w.label[x] == _top(w, side)
+            top = side * label[x] == _top(state, side)
             if not top:
-                _lower_sons(w, x, side, excesses)
-            _add_son(w, x, w.head[w.parent[x]])
-            w.resume_at_parent[x] = 0
-            if excesses and w.excess[x] != 0:
-                _add_excess(w, x, side)
+                _lower_sons(first, head, rev, res, label, tree, excess, buckets, state, x,
+                            side, excesses)
+            _add_son(tree, x, head[tree[PARENT, x]])
+            tree[RESUME, x] = 0
+            if excesses and excess[x] != 0:
+                _add_excess(label, tree, buckets, state, x, side)
             if top:
-                _activate(w, x, side)
+                _activate(label, stamps, active, state, x, side)
         level += 1
-    w.state[THREE_PASS_MAX] = 0
+    state[THREE_PASS_MAX] = 0
 
 
-@numba.njit(cache=True)
-def _root_capacity(w, x, limit, side):
+@_search_jit
+def _root_capacity(head, rev, res, tree, excess, x, limit, side):
     """min(limit, the residual capacities of the tree path from x to its root, the root's
     excess or deficit) and the root: the most IBFS can push between them."""
-    while w.excess[x] == 0:
-        limit = min(limit, _residual_in(w, w.parent[x], side))
-        x = w.head[w.parent[x]]
-    return min(limit, side * w.excess[x]), x
+    while excess[x] == 0:
+        limit = min(limit, _residual_in(res, rev, tree[PARENT, x], side))
+        x = head[tree[PARENT, x]]
+    return min(limit, side * excess[x]), x
 
 
-@numba.njit(cache=True)
-def _augment(w, bridge, excesses):
+@_search_jit
+def _augment(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+             counters, bridge, excesses):
     """Augment on `bridge`, an arc from S to T. EIBFS pushes its whole residual capacity
     (bounded by an end's own excess or deficit when that end is a root) and lets the trees
     carry it on as far as they can; IBFS, and EIBFS when either root lies above level 1
     (the authors' forceBottleneck), push the bottleneck of the whole path."""
-    w.counters[AUGMENTATIONS] += 1
-    s_end = w.head[w.rev[bridge]]
-    t_end = w.head[bridge]
-    amount = w.res[bridge]
+    counters[AUGMENTATIONS] += 1
+    s_end = head[rev[bridge]]
+    t_end = head[bridge]
+    amount = res[bridge]
     whole_path = not excesses
     if amount != 1:
-        s_amount, s_root = _root_capacity(w, s_end, amount, 1)
-        t_amount, t_root = _root_capacity(w, t_end, amount, -1)
-        whole_path = whole_path or w.label[s_root] != 1 or w.label[t_root] != -1
+        s_amount, s_root = _root_capacity(head, rev, res, tree, excess, s_end, amount, 1)
+        t_amount, t_root = _root_capacity(head, rev, res, tree, excess, t_end, amount, -1)
+        whole_path = whole_path or label[s_root] != 1 or label[t_root] != -1
         if whole_path:
             amount = min(s_amount, t_amount)
         else:
@@ -496,48 +530,74 @@ def _augment(w, bridge, excesses):
                 amount = s_amount
             if t_root == t_end:
                 amount = min(amount, t_amount)
-    w.res[bridge] -= amount
-    w.res[w.rev[bridge]] += amount
-    w.counters[PUSHES] += 1
+    res[bridge] -= amount
+    res[rev[bridge]] += amount
+    counters[PUSHES] += 1
     for side in (-1, 1):
         x = t_end if side < 0 else s_end
         if whole_path or amount == 1:
-            _adoption(w, _augment_path(w, x, amount, side), True, side, excesses)
+            lowest = _augment_path(head, rev, res, label, tree, excess, buckets, state,
+                                   counters, x, amount, side)
+            _adoption(first, head, rev, res, label, tree, excess, stamps, buckets, active,
+                      state, counters, lowest, True, side, excesses)
         else:
-            _adoption(w, _augment_excess(w, x, amount, side), False, side, True)
-            _augment_excesses(w, side)
+            lowest = _augment_excess(head, rev, res, label, tree, excess, buckets, state,
+                                     counters, x, amount, side)
+            _adoption(first, head, rev, res, label, tree, excess, stamps, buckets, active,
+                      state, counters, lowest, False, side, True)
+            _augment_excesses(first, head, rev, res, label, tree, excess, stamps, buckets,
+                              active, state, counters, side)
 
 
-@numba.njit(cache=True)
-def _growth(w, side, excesses):
+@_search_jit
+def _growth(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+            counters, side, excesses):
     """One BFS step of the tree of `side`: scan the vertices of its previous top level,
     attach free heads of residual arcs, augment on arcs into the other tree."""
-    row = w.state[SPARE_ROW]
-    level = side * (_top(w, side) - 1)
-    growths = GROWTHS_S if side > 0 else GROWTHS_T
-    for i in range(w.state[LENGTH + row]):
-        x = w.active[row, i]
-        if w.label[x] != level:
+    row = state[SPARE_ROW]
+    level = side * (_top(state, side) - 1)
+    for i in range(state[LENGTH + row]):
+        x = active[row, i]
+        if label[x] != level:
             continue
-        w.counters[growths] += 1
-        a = w.first[x]
-        end = w.first[x + 1]
+        counters[GROWTHS_S if side > 0 else GROWTHS_T] += 1
+        a = first[x]
+        end = first[x + 1]
         while a < end:
-            if _residual_out(w, a, side) > 0:
-                y = w.head[a]
-                if w.label[y] == 0:
-                    w.label[y] = level + side
-                    w.parent[y] = w.rev[a]
-                    w.resume_at_parent[y] = 0
-                    _add_son(w, y, x)
-                    _activate(w, y, side)
-                elif side * w.label[y] < 0:
-                    _augment(w, a if side > 0 else w.rev[a], excesses)
-                    if w.label[x] != level:
+            if _residual_out(res, rev, a, side) > 0:
+                y = head[a]
+                if label[y] == 0:
+                    label[y] = level + side
+                    tree[PARENT, y] = rev[a]
+                    tree[RESUME, y] = 0
+                    _add_son(tree, y, x)
+                    _activate(label, stamps, active, state, y, side)
+                elif side * label[y] < 0:
+                    _augment(first, head, rev, res, label, tree, excess, stamps, buckets,
+                             active, state, counters, a if side > 0 else rev[a], excesses)
+                    if label[x] != level:
                         break
                     continue  # the arc may still be residual: look at it again
             a += 1
-    w.state[LENGTH + row] = 0
+    state[LENGTH + row] = 0
+
+
+@_search_jit
+def _search(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+            counters, excesses):
+    """The authors' computeMaxFlow: growth steps until a tree's top level is empty; the
+    next step grows T when T made fewer orphans (or as many, after an S step)."""
+    side = 1
+    while True:
+        row = S_ROW if side > 0 else T_ROW
+        state[row], state[SPARE_ROW] = state[SPARE_ROW], state[row]
+        state[TOP_S if side > 0 else TOP_T] += 1
+        _growth(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+                counters, side, excesses)
+        if state[LENGTH + state[S_ROW]] == 0 or state[LENGTH + state[T_ROW]] == 0:
+            return
+        unique_s, unique_t = state[UNIQUE_S], state[UNIQUE_T]
+        side = -1 if unique_t < unique_s or (unique_t == unique_s and side > 0) else 1
 
 
 @numba.njit(cache=True)
@@ -570,46 +630,30 @@ def _terminal_excesses(first, head, rev, cap, res, source, sink):
 
 
 @numba.njit(cache=True)
-def _forest(first, head, rev, res, excess, source, sink, counters):
-    """The search state at the start: roots with excess at level 1 of S, with deficit at
-    level 1 of T, the source and the sink out of reach at 1 and -1."""
+def _initial_forest(excess, source, sink):
+    """The search state at the start (label, tree, stamps, buckets, active, state): roots
+    with excess at level 1 of S, with deficit at level 1 of T, the source and the sink out
+    of reach at 1 and -1."""
     n = excess.shape[0]
-    levels = n + 3
-    w = Forest(first, head, rev, res, np.zeros(n, np.int32), excess,
-               np.full(n, NONE, np.int32), np.full(n, NONE, np.int32),
-               np.full(n, NONE, np.int32), np.full(n, NONE, np.int32), np.zeros(n, np.uint8),
-               np.zeros(n, np.int64), np.full(n, NONE, np.int32), np.full(n, NONE, np.int32),
-               np.empty((3, n + 1), np.int32), np.full(levels, NONE, np.int32),
-               np.full(levels, NONE, np.int32), np.full(levels, NONE, np.int32),
-               np.zeros(STATE_SLOTS, np.int64), counters)
-    w.state[TOP_S] = 1
-    w.state[TOP_T] = 1
-    w.state[EXCESS_MIN] = np.iinfo(np.int64).max
-    w.state[S_ROW], w.state[T_ROW], w.state[SPARE_ROW] = 0, 1, 2
-    w.label[source] = 1
-    w.label[sink] = -1
+    label = np.zeros(n, np.int32)
+    tree = np.full((RESUME + 1, n), NONE, np.int32)
+    tree[RESUME] = 0
+    stamps = np.zeros((2, n), np.int64)
+    buckets = np.full((3, n + 3), NONE, np.int32)
+    active = np.empty((3, n + 1), np.int32)
+    state = np.zeros(STATE_SLOTS, np.int64)
+    state[TOP_S] = 1
+    state[TOP_T] = 1
+    state[EXCESS_MIN] = np.iinfo(np.int64).max
+    state[S_ROW], state[T_ROW], state[SPARE_ROW] = 0, 1, 2
+    label[source] = 1
+    label[sink] = -1
     for v in range(n):
         if v != source and v != sink and excess[v] != 0:
             side = 1 if excess[v] > 0 else -1
-            w.label[v] = side
-            _activate(w, v, side)
-    return w
-
-
-@numba.njit(cache=True)
-def _search(w, excesses):
-    """The authors' computeMaxFlow: growth steps until a tree's top level is empty; the
-    next step grows T when T made fewer orphans (or as many, after an S step)."""
-    side = 1
-    while True:
-        row = S_ROW if side > 0 else T_ROW
-        w.state[row], w.state[SPARE_ROW] = w.state[SPARE_ROW], w.state[row]
-        w.state[TOP_S if side > 0 else TOP_T] += 1
-        _growth(w, side, excesses)
-        if w.state[LENGTH + w.state[S_ROW]] == 0 or w.state[LENGTH + w.state[T_ROW]] == 0:
-            return
-        unique_s, unique_t = w.state[UNIQUE_S], w.state[UNIQUE_T]
-        side = -1 if unique_t < unique_s or (unique_t == unique_s and side > 0) else 1
+            label[v] = side
+            _activate(label, stamps, active, state, v, side)
+    return label, tree, stamps, buckets, active, state
 
 
 @numba.njit(cache=True)
@@ -651,8 +695,9 @@ def eibfs_max_preflow(first, head, rev, cap, res, source, sink, excesses, counte
     """EIBFS (`excesses`) or IBFS on the residuals `res`, left as a maximum preflow;
     returns the excesses and the flow value (what the sink receives)."""
     excess, sink_capacity = _terminal_excesses(first, head, rev, cap, res, source, sink)
-    w = _forest(first, head, rev, res, excess, source, sink, counters)
-    _search(w, excesses)
+    label, tree, stamps, buckets, active, state = _initial_forest(excess, source, sink)
+    _search(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+            counters, excesses)
     unbacked = _settle_sink_arcs(first, head, rev, cap, res, excess, sink_capacity, source,
                                  sink)
     counters[DEFICIT_RETURNS] += unbacked
