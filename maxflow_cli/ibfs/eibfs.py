@@ -22,8 +22,10 @@ capacity backs (EIBFS can leave some) go back along the flow out of their vertex
 the residuals hold a maximum preflow.
 
 The state is plain arrays, passed in this order where a function takes them: the residual
-graph (first, head, rev, res), label, tree (per-vertex links, rows below), excess, stamps,
-buckets (heads of the bucket lists by distance), active (the level lists), state, counters.
+graph (first, head, rev, res), open_back (whether each arc's reverse is residual, kept as
+the authors' isRevResidual so that scans read the arcs in order), label, tree (per-vertex
+links, rows below), excess, stamps, buckets (heads of the bucket lists by distance), active
+(the level lists), state, counters.
 """
 
 import numba
@@ -73,17 +75,25 @@ def _residual_in(res, rev, a, side):
 
 
 @_search_jit
-def _residual_out(res, rev, a, side):
-    """Residual capacity of arc a (x -> y) in the tree direction were y x's son."""
-    return res[a] if side > 0 else res[rev[a]]
+def _open_in(res, open_back, a, side):
+    """Whether arc a (x -> y) is residual in the tree direction were y x's parent."""
+    return open_back[a] if side > 0 else res[a] > 0
 
 
 @_search_jit
-def _push(res, rev, a, amount, side):
-    """Move `amount` along parent arc a in the tree direction; return what is left of it."""
-    into, back = (rev[a], a) if side > 0 else (a, rev[a])
+def _open_out(res, open_back, a, side):
+    """Whether arc a (x -> y) is residual in the tree direction were y x's son."""
+    return res[a] > 0 if side > 0 else open_back[a]
+
+
+@_search_jit
+def _push(res, rev, open_back, into, amount):
+    """Move `amount` along arc `into`; return what is left of it."""
+    back = rev[into]
     res[into] -= amount
     res[back] += amount
+    open_back[into] = res[back] > 0
+    open_back[back] = res[into] > 0
     return res[into]
 
 
@@ -209,8 +219,8 @@ def _free_orphan(label, tree, excess, stamps, active, state, counters, x, side, 
 
 
 @_search_jit
-def _augment_path(head, rev, res, label, tree, excess, buckets, state, counters, x, amount,
-                  side):
+def _augment_path(head, rev, res, open_back, label, tree, excess, buckets, state, counters, x,
+                  amount, side):
     """Move `amount` between x and its root along tree arcs (IBFS's augmentation, one tree);
     file the vertices whose arc saturated, and the root if it runs dry, as orphans.
     Returns the lowest distance orphaned (the top level + 1 if none)."""
@@ -219,7 +229,7 @@ def _augment_path(head, rev, res, label, tree, excess, buckets, state, counters,
     while excess[x] == 0:
         a = tree[PARENT, x]
         counters[PUSHES] += 1
-        if _push(res, rev, a, amount, side) == 0:
+        if _push(res, rev, open_back, rev[a] if side > 0 else a, amount) == 0:
             _remove_son(head, tree, x)
             lowest = side * label[x]
             _add_orphan(label, tree, buckets, state, x, side)
@@ -243,8 +253,8 @@ def _orphan_imbalanced(label, tree, excess, buckets, state, x, side):
 
 
 @_search_jit
-def _augment_excess(head, rev, res, label, tree, excess, buckets, state, counters, x, amount,
-                    side):
+def _augment_excess(head, rev, res, open_back, label, tree, excess, buckets, state, counters, x,
+                    amount, side):
     """EIBFS's push towards the root: x receives `amount` (or holds its imbalance, amount 0)
     and passes on what its tree arc carries, keeping the rest; vertices on the way that held
     an imbalance merge theirs. Returns the lowest distance orphaned."""
@@ -261,7 +271,7 @@ def _augment_excess(head, rev, res, label, tree, excess, buckets, state, counter
         else:
             amount = needed
             excess[x] = 0
-        if _push(res, rev, a, amount, side) == 0:
+        if _push(res, rev, open_back, rev[a] if side > 0 else a, amount) == 0:
             _remove_son(head, tree, x)
             lowest = _orphan_imbalanced(label, tree, excess, buckets, state, x, side)
         x = head[a]
@@ -274,8 +284,8 @@ def _augment_excess(head, rev, res, label, tree, excess, buckets, state, counter
 
 
 @_search_jit
-def _augment_excesses(first, head, rev, res, label, tree, excess, stamps, buckets, active,
-                      state, counters, side):
+def _augment_excesses(first, head, rev, res, open_back, label, tree, excess, stamps, buckets,
+                      active, state, counters, side):
     """Push every filed imbalance towards its root, highest level first, adopting the
     orphans each push makes at levels up to the highest imbalance left; then the rest of
     the orphans, and the vertices the three passes freed with an imbalance leave."""
@@ -287,17 +297,18 @@ def _augment_excesses(first, head, rev, res, label, tree, excess, stamps, bucket
                 if x == NONE:
                     break
                 counters[EXCESS_PUSHES] += 1
-                lowest = min(adopted_up_to, _augment_excess(
-                    head, rev, res, label, tree, excess, buckets, state, counters, x, 0, side))
-                _adoption(first, head, rev, res, label, tree, excess, stamps, buckets, active,
-                          state, counters, lowest, False, side, True)
+                orphaned = _augment_excess(head, rev, res, open_back, label, tree, excess,
+                                           buckets, state, counters, x, 0, side)
+                lowest = min(adopted_up_to, orphaned)
+                _adoption(first, head, rev, res, open_back, label, tree, excess, stamps, buckets,
+                          active, state, counters, lowest, False, side, True)
                 adopted_up_to = state[EXCESS_MAX]
             state[EXCESS_MAX] -= 1
     state[EXCESS_MAX] = 0
     state[EXCESS_MIN] = np.iinfo(np.int64).max
     if state[ORPHAN_MAX] != 0:
-        _adoption(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
-                  counters, adopted_up_to + 1, True, side, True)
+        _adoption(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active,
+                  state, counters, adopted_up_to + 1, True, side, True)
     while True:
         x = _pop(buckets, EXCESS_BUCKETS, tree, EXCESS_NEXT, 0)
         if x == NONE:
@@ -306,7 +317,7 @@ def _augment_excesses(first, head, rev, res, label, tree, excess, stamps, bucket
 
 
 @_search_jit
-def _adopt_at_level(first, head, rev, res, label, tree, counters, x, side):
+def _adopt_at_level(first, head, rev, res, open_back, label, tree, counters, x, side):
     """Look for a parent one level closer to the root, from x's parent arc onwards when
     that arc is its current arc (else from its first arc); True if one was found."""
     a = tree[PARENT, x] if tree[RESUME, x] else first[x]
@@ -317,7 +328,7 @@ def _adopt_at_level(first, head, rev, res, label, tree, counters, x, side):
     wanted = label[x] - side
     end = first[x + 1]
     while a < end:
-        if _residual_in(res, rev, a, side) > 0 and label[head[a]] == wanted:
+        if _open_in(res, open_back, a, side) and label[head[a]] == wanted:
             tree[PARENT, x] = a
             _add_son(tree, x, head[a])
             counters[ADOPTIONS] += 1
@@ -340,7 +351,7 @@ def _orphan_sons(label, tree, excess, buckets, state, x, side, excesses):
 
 
 @_search_jit
-def _relabel(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+def _relabel(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active, state,
              counters, x, side, excesses):
     """Attach x below its closest neighbour in the tree that can feed it (T: that it can
     feed), or free it if there is none."""
@@ -348,7 +359,7 @@ def _relabel(first, head, rev, res, label, tree, excess, stamps, buckets, active
     best = side * top
     for a in range(first[x], first[x + 1]):
         y = head[a]
-        if _residual_in(res, rev, a, side) > 0 and y != x and 0 < side * label[y] < side * best:
+        if _open_in(res, open_back, a, side) and y != x and 0 < side * label[y] < side * best:
             best = label[y]
             tree[PARENT, x] = a
             if best == label[x]:
@@ -377,7 +388,7 @@ def _count_orphan(stamps, state, counters, x, side):
 
 
 @_search_jit
-def _adoption(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+def _adoption(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active, state,
               counters, from_level, to_top, side, excesses):
     """Process the orphans level by level from `from_level` (EIBFS: while below the
     highest filed imbalance, unless `to_top`); switch to three-pass relabelling once the
@@ -396,7 +407,7 @@ def _adoption(first, head, rev, res, label, tree, excess, stamps, buckets, activ
             unique += _count_orphan(stamps, state, counters, x, side)
             if three_pass_level == 0 and orphans >= 3 * unique:
                 three_pass_level = 1
-            if _adopt_at_level(first, head, rev, res, label, tree, counters, x, side):
+            if _adopt_at_level(first, head, rev, res, open_back, label, tree, counters, x, side):
                 if excesses and excess[x] != 0:
                     _add_excess(label, tree, buckets, state, x, side)
             elif side * label[x] == _top(state, side):
@@ -405,7 +416,7 @@ def _adoption(first, head, rev, res, label, tree, excess, stamps, buckets, activ
             else:
                 _orphan_sons(label, tree, excess, buckets, state, x, side, excesses)
                 if three_pass_level == 0:
-                    _relabel(first, head, rev, res, label, tree, excess, stamps, buckets,
+                    _relabel(first, head, rev, res, open_back, label, tree, excess, stamps, buckets,
                              active, state, counters, x, side, excesses)
                     continue
                 label[x] += side
@@ -416,20 +427,20 @@ def _adoption(first, head, rev, res, label, tree, excess, stamps, buckets, activ
     if level > state[ORPHAN_MAX]:
         state[ORPHAN_MAX] = 0
     if three_pass_level != 0:
-        _three_pass(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
-                    counters, three_pass_level, side, excesses)
+        _three_pass(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active,
+                    state, counters, three_pass_level, side, excesses)
 
 
 @_search_jit
-def _three_pass_parent(first, head, rev, res, label, tree, excess, buckets, state, x, level,
-                       side, excesses):
+def _three_pass_parent(first, head, rev, res, open_back, label, tree, excess, buckets, state, x,
+                       level, side, excesses):
     """Pass 2 of three-pass relabelling: x's closest neighbour still attached (or a root)
     becomes its parent; True if that leaves x at `level`, else x is refiled (or freed)."""
     best = side * _top(state, side)
     wanted = label[x] - side
     for a in range(first[x], first[x + 1]):
         y = head[a]
-        if _residual_in(res, rev, a, side) > 0 and y != x and \
+        if _open_in(res, open_back, a, side) and y != x and \
                 (side * excess[y] > 0 or tree[PARENT, y] != NONE) and \
                 0 < side * label[y] < side * best:
             tree[PARENT, x] = a
@@ -449,13 +460,13 @@ def _three_pass_parent(first, head, rev, res, label, tree, excess, buckets, stat
 
 
 @_search_jit
-def _lower_sons(first, head, rev, res, label, tree, excess, buckets, state, x, side,
+def _lower_sons(first, head, rev, res, open_back, label, tree, excess, buckets, state, x, side,
                 excesses):
     """Pass 3: neighbours x can feed (T: that can feed x) waiting at a higher level, or
     freed, move to the level below x, with x as their parent-to-be."""
     wanted = label[x] + side
     for a in range(first[x], first[x + 1]):
-        if _residual_out(res, rev, a, side) > 0:
+        if _open_out(res, open_back, a, side):
             y = head[a]
             if label[y] == 0 or side * label[y] > side * wanted:
                 if label[y] != 0:
@@ -468,8 +479,8 @@ def _lower_sons(first, head, rev, res, label, tree, excess, buckets, state, x, s
 
 
 @_search_jit
-def _three_pass(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
-                counters, from_level, side, excesses):
+def _three_pass(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active,
+                state, counters, from_level, side, excesses):
     """Three-pass relabelling (IBFS, ESA 2011): the orphans, raised one level and filed by
     level, take their closest parent and lower their would-be sons, lowest level first."""
     level = from_level
@@ -480,13 +491,13 @@ def _three_pass(first, head, rev, res, label, tree, excess, stamps, buckets, act
                 break
             counters[THREE_PASS] += 1
             if tree[PARENT, x] == NONE and not _three_pass_parent(
-                    first, head, rev, res, label, tree, excess, buckets, state, x, level,
+                    first, head, rev, res, open_back, label, tree, excess, buckets, state, x, level,
                     side, excesses):
                 continue
             top = side * label[x] == _top(state, side)
             if not top:
-                _lower_sons(first, head, rev, res, label, tree, excess, buckets, state, x,
-                            side, excesses)
+                _lower_sons(first, head, rev, res, open_back, label, tree, excess, buckets, state,
+                            x, side, excesses)
             _add_son(tree, x, head[tree[PARENT, x]])
             tree[RESUME, x] = 0
             if excesses and excess[x] != 0:
@@ -508,7 +519,7 @@ def _root_capacity(head, rev, res, tree, excess, x, limit, side):
 
 
 @_search_jit
-def _augment(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+def _augment(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active, state,
              counters, bridge, excesses):
     """Augment on `bridge`, an arc from S to T. EIBFS pushes its whole residual capacity
     (bounded by an end's own excess or deficit when that end is a root) and lets the trees
@@ -530,27 +541,26 @@ def _augment(first, head, rev, res, label, tree, excess, stamps, buckets, active
                 amount = s_amount
             if t_root == t_end:
                 amount = min(amount, t_amount)
-    res[bridge] -= amount
-    res[rev[bridge]] += amount
+    _push(res, rev, open_back, bridge, amount)
     counters[PUSHES] += 1
     for side in (-1, 1):
         x = t_end if side < 0 else s_end
         if whole_path or amount == 1:
-            lowest = _augment_path(head, rev, res, label, tree, excess, buckets, state,
+            lowest = _augment_path(head, rev, res, open_back, label, tree, excess, buckets, state,
                                    counters, x, amount, side)
-            _adoption(first, head, rev, res, label, tree, excess, stamps, buckets, active,
-                      state, counters, lowest, True, side, excesses)
+            _adoption(first, head, rev, res, open_back, label, tree, excess, stamps, buckets,
+                      active, state, counters, lowest, True, side, excesses)
         else:
-            lowest = _augment_excess(head, rev, res, label, tree, excess, buckets, state,
+            lowest = _augment_excess(head, rev, res, open_back, label, tree, excess, buckets, state,
                                      counters, x, amount, side)
-            _adoption(first, head, rev, res, label, tree, excess, stamps, buckets, active,
-                      state, counters, lowest, False, side, True)
-            _augment_excesses(first, head, rev, res, label, tree, excess, stamps, buckets,
-                              active, state, counters, side)
+            _adoption(first, head, rev, res, open_back, label, tree, excess, stamps, buckets,
+                      active, state, counters, lowest, False, side, True)
+            _augment_excesses(first, head, rev, res, open_back, label, tree, excess, stamps,
+                              buckets, active, state, counters, side)
 
 
 @_search_jit
-def _growth(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+def _growth(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active, state,
             counters, side, excesses):
     """One BFS step of the tree of `side`: scan the vertices of its previous top level,
     attach free heads of residual arcs, augment on arcs into the other tree."""
@@ -564,7 +574,7 @@ def _growth(first, head, rev, res, label, tree, excess, stamps, buckets, active,
         a = first[x]
         end = first[x + 1]
         while a < end:
-            if _residual_out(res, rev, a, side) > 0:
+            if _open_out(res, open_back, a, side):
                 y = head[a]
                 if label[y] == 0:
                     label[y] = level + side
@@ -573,7 +583,7 @@ def _growth(first, head, rev, res, label, tree, excess, stamps, buckets, active,
                     _add_son(tree, y, x)
                     _activate(label, stamps, active, state, y, side)
                 elif side * label[y] < 0:
-                    _augment(first, head, rev, res, label, tree, excess, stamps, buckets,
+                    _augment(first, head, rev, res, open_back, label, tree, excess, stamps, buckets,
                              active, state, counters, a if side > 0 else rev[a], excesses)
                     if label[x] != level:
                         break
@@ -583,7 +593,7 @@ def _growth(first, head, rev, res, label, tree, excess, stamps, buckets, active,
 
 
 @_search_jit
-def _search(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+def _search(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active, state,
             counters, excesses):
     """The authors' computeMaxFlow: growth steps until a tree's top level is empty; the
     next step grows T when T made fewer orphans (or as many, after an S step)."""
@@ -592,8 +602,8 @@ def _search(first, head, rev, res, label, tree, excess, stamps, buckets, active,
         row = S_ROW if side > 0 else T_ROW
         state[row], state[SPARE_ROW] = state[SPARE_ROW], state[row]
         state[TOP_S if side > 0 else TOP_T] += 1
-        _growth(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
-                counters, side, excesses)
+        _growth(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active,
+                state, counters, side, excesses)
         if state[LENGTH + state[S_ROW]] == 0 or state[LENGTH + state[T_ROW]] == 0:
             return
         unique_s, unique_t = state[UNIQUE_S], state[UNIQUE_T]
@@ -696,7 +706,8 @@ def eibfs_max_preflow(first, head, rev, cap, res, source, sink, excesses, counte
     returns the excesses and the flow value (what the sink receives)."""
     excess, sink_capacity = _terminal_excesses(first, head, rev, cap, res, source, sink)
     label, tree, stamps, buckets, active, state = _initial_forest(excess, source, sink)
-    _search(first, head, rev, res, label, tree, excess, stamps, buckets, active, state,
+    open_back = res[rev] > 0
+    _search(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active, state,
             counters, excesses)
     unbacked = _settle_sink_arcs(first, head, rev, cap, res, excess, sink_capacity, source,
                                  sink)
