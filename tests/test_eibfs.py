@@ -1,0 +1,107 @@
+"""eibfs: its counters, both variants, 64-bit flows, the terminal arcs of any DIMACS network
+(parallel, zero, self-loops, into the source, out of the sink, source to sink), and the
+deficits EIBFS leaves without sink capacity, sent back so that stage 1 ends in a preflow."""
+
+import pytest
+
+from maxflow_cli.bench.instances import parse_instance
+from maxflow_cli.check import check_answer
+from maxflow_cli.errors import ParameterError
+from maxflow_cli.ibfs.eibfs import COUNTER_NAMES
+from maxflow_cli.network import Network
+from maxflow_cli.registry import SolveOptions, get_solver
+from maxflow_cli.residual import build_residual
+
+VARIANTS = ("eibfs", "ibfs")
+
+
+def solve(network, variant="eibfs", want_flow=False):
+    graph = build_residual(network)
+    spec = get_solver("eibfs")
+    result = spec.solve(graph, spec.resolve(SolveOptions(want_flow=want_flow,
+                                                         params={"variant": variant})))
+    certificate = check_answer(graph, result)
+    assert certificate.ok, certificate.problems
+    assert result.is_flow == want_flow
+    return result
+
+
+def grid(spec="grid:shape=24x24,connectivity=8,seed=1"):
+    return parse_instance(spec)[0].load()[0]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("want_flow", [False, True])
+def test_a_grid_is_solved_by_both_variants_with_the_same_value(variant, want_flow):
+    reference = solve(grid(), "ibfs").flow_value
+    result = solve(grid(), variant, want_flow)
+    assert result.flow_value == reference > 0
+    assert set(result.counters) == set(COUNTER_NAMES)
+    assert result.counters["augmentations"] > 0
+    assert result.counters["growths_s"] > 0 and result.counters["growths_t"] > 0
+    assert result.counters["orphans"] >= result.counters["adoptions"]
+    assert ("stage2" in result.times) == want_flow
+
+
+def test_only_eibfs_pushes_imbalances_and_ibfs_leaves_no_deficit():
+    eibfs = solve(grid(), "eibfs").counters
+    ibfs = solve(grid(), "ibfs").counters
+    assert eibfs["excess_pushes"] > 0
+    assert ibfs["excess_pushes"] == 0 and ibfs["deficit_returns"] == 0
+    # IBFS augments by a path's bottleneck: at least as many augmentations for the same flow
+    assert ibfs["augmentations"] >= eibfs["augmentations"]
+
+
+def test_deficits_without_sink_capacity_are_sent_back():
+    """EIBFS ends with deficits some sink capacity does not back (a vertex that sent on
+    more than it received): stage 1 still ends in a preflow the certificate accepts."""
+    network = grid("grid:shape=64x64,connectivity=4,seed=1")
+    result = solve(network)
+    assert result.counters["deficit_returns"] > 0
+    assert solve(network, want_flow=True).flow_value == result.flow_value
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_flows_beyond_32_bits(variant):
+    big = 3 * 2**40
+    network = Network.from_arcs(4, 0, 3, [(0, 1, big), (0, 2, big), (1, 2, 2**41),
+                                          (1, 3, 2**40), (2, 3, 2**62)])
+    for want_flow in (False, True):
+        assert solve(network, variant, want_flow).flow_value == 2 * big > 2**31
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_sink_capacities_summing_past_int64_are_safe(variant):
+    """Three arcs of 2^62 into the sink from one vertex: more than int64 holds, counted up
+    to what the source can send."""
+    network = Network.from_arcs(3, 0, 2, [(0, 1, 5), (1, 2, 2**62), (1, 2, 2**62),
+                                          (1, 2, 2**62)])
+    assert solve(network, variant).flow_value == 5
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("arcs, expected", [
+    ([(0, 1, 4), (2, 3, 4)], 0),  # no path
+    ([(0, 3, 7), (0, 3, 2), (0, 1, 1), (1, 3, 5)], 10),  # source-sink arcs, parallel
+    ([(0, 1, 3), (0, 1, 4), (1, 3, 2), (1, 3, 9)], 7),  # parallel arcs
+    ([(0, 1, 0), (1, 3, 5), (0, 2, 5), (2, 3, 0)], 0),  # zero capacities
+    ([(1, 0, 9), (3, 1, 9), (0, 1, 2), (1, 3, 6), (3, 0, 4)], 2),  # into s, out of t
+    ([(0, 0, 5), (1, 1, 5), (0, 1, 3), (1, 1, 2), (1, 3, 8), (3, 3, 1)], 3),  # self-loops
+    ([(0, 1, 5), (1, 2, 5), (2, 1, 5), (2, 3, 5), (1, 3, 1)], 5),  # arcs both ways
+])
+def test_degenerate_networks(variant, arcs, expected):
+    network = Network.from_arcs(4, 0, 3, arcs)
+    for want_flow in (False, True):
+        assert solve(network, variant, want_flow).flow_value == expected
+
+
+def test_a_vertex_with_source_and_sink_capacity_sends_straight_through():
+    network = Network.from_arcs(3, 0, 2, [(0, 1, 6), (1, 2, 4)])
+    result = solve(network)
+    assert result.flow_value == 4
+    assert result.counters["augmentations"] == 0
+
+
+def test_an_unknown_variant_is_refused():
+    with pytest.raises(ParameterError, match="--variant 'bfs': must be one of eibfs, ibfs"):
+        get_solver("eibfs").resolve(SolveOptions(params={"variant": "bfs"}))
