@@ -151,36 +151,44 @@ def _add_orphan(label, tree, buckets, state, x, side):
 
 
 @_search_jit
+def _bucket_add(buckets, kind, tree, next_slot, prev_slot, x, distance):
+    """Put x at the front of bucket `distance` of `kind`, linked through tree[next_slot] and
+    tree[prev_slot]."""
+    y = buckets[kind, distance]
+    tree[next_slot, x] = y
+    if y != NONE:
+        tree[prev_slot, y] = x
+    buckets[kind, distance] = x
+
+
+@_search_jit
+def _bucket_remove(buckets, kind, tree, next_slot, prev_slot, x, distance):
+    """Unlink x from bucket `distance` of `kind` (see _bucket_add)."""
+    if buckets[kind, distance] == x:
+        buckets[kind, distance] = tree[next_slot, x]
+    else:
+        tree[next_slot, tree[prev_slot, x]] = tree[next_slot, x]
+        if tree[next_slot, x] != NONE:
+            tree[prev_slot, tree[next_slot, x]] = tree[prev_slot, x]
+
+
+@_search_jit
 def _add_three_pass(label, tree, buckets, state, x, side):
     distance = side * label[x]
-    y = buckets[THREE_PASS_BUCKETS, distance]
-    tree[NEXT, x] = y
-    if y != NONE:
-        tree[PREV, y] = x
-    buckets[THREE_PASS_BUCKETS, distance] = x
+    _bucket_add(buckets, THREE_PASS_BUCKETS, tree, NEXT, PREV, x, distance)
     state[THREE_PASS_MAX] = max(state[THREE_PASS_MAX], distance)
 
 
 @_search_jit
 def _remove_three_pass(label, tree, buckets, x, side):
-    distance = side * label[x]
-    if buckets[THREE_PASS_BUCKETS, distance] == x:
-        buckets[THREE_PASS_BUCKETS, distance] = tree[NEXT, x]
-    else:
-        tree[NEXT, tree[PREV, x]] = tree[NEXT, x]
-        if tree[NEXT, x] != NONE:
-            tree[PREV, tree[NEXT, x]] = tree[PREV, x]
+    _bucket_remove(buckets, THREE_PASS_BUCKETS, tree, NEXT, PREV, x, side * label[x])
 
 
 @_search_jit
 def _add_excess(label, tree, buckets, state, x, side):
     """File x, a non-root holding its tree's wrong sign of excess, by its distance."""
     distance = side * label[x]
-    y = buckets[EXCESS_BUCKETS, distance]
-    tree[EXCESS_NEXT, x] = y
-    if y != NONE:
-        tree[EXCESS_PREV, y] = x
-    buckets[EXCESS_BUCKETS, distance] = x
+    _bucket_add(buckets, EXCESS_BUCKETS, tree, EXCESS_NEXT, EXCESS_PREV, x, distance)
     state[EXCESS_MAX] = max(state[EXCESS_MAX], distance)
     if distance != 0:
         state[EXCESS_MIN] = min(state[EXCESS_MIN], distance)
@@ -188,13 +196,8 @@ def _add_excess(label, tree, buckets, state, x, side):
 
 @_search_jit
 def _remove_excess(label, tree, buckets, x, side):
-    distance = side * label[x]
-    if buckets[EXCESS_BUCKETS, distance] == x:
-        buckets[EXCESS_BUCKETS, distance] = tree[EXCESS_NEXT, x]
-    else:
-        tree[EXCESS_NEXT, tree[EXCESS_PREV, x]] = tree[EXCESS_NEXT, x]
-        if tree[EXCESS_NEXT, x] != NONE:
-            tree[EXCESS_PREV, tree[EXCESS_NEXT, x]] = tree[EXCESS_PREV, x]
+    _bucket_remove(buckets, EXCESS_BUCKETS, tree, EXCESS_NEXT, EXCESS_PREV, x,
+                   side * label[x])
 
 
 @_search_jit
