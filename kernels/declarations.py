@@ -21,11 +21,14 @@ _SIGNATURE = re.compile(r'extern "C" __global__ void\s+(?:__launch_bounds__\([^)
                         r"(\w+)\s*\(([^)]*)\)")
 
 
+@functools.cache
 def _source(file: str) -> str:
-    """The text of kernels/<file> (``.cu`` unless the name has a suffix)."""
+    """The text of kernels/<file> (``.cu`` unless the name has a suffix), read once: a launch
+    asks for its constants."""
     return (KERNEL_DIR / (file if "." in file else f"{file}.cu")).read_text()
 
 
+@functools.cache
 def source_constant(file: str, name: str) -> int:
     """The value of ``#define NAME value`` in kernels/<file>.cu (or the named header): a
     constant the kernel needs at compile time, defined there alone."""
