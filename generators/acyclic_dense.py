@@ -80,13 +80,6 @@ def write(stream: BinaryIO, n: int, seed: int, original_format: bool = False) ->
     write_arcs(stream, network)
 
 
-FAMILY = Family(
-    name="acyclic-dense",
-    summary="Acyclic dense (ac): the complete DAG on N vertices, capacities in [1, 10^6]",
-    parameters=PARAMETERS,
-    make=make,
-    write=write,
-    size=size,
-    check=check,
-    flags=FLAGS,
-)
+FAMILY = Family("acyclic-dense",
+                "Acyclic dense (ac): the complete DAG on N vertices, capacities in [1, 10^6]",
+                PARAMETERS, make, write, size, check, flags=FLAGS)

@@ -121,12 +121,6 @@ def write(stream: BinaryIO, a: int, b: int, c1: int, c2: int, seed: int) -> None
     write_network(stream, make(a, b, c1, c2, seed), comments, WIDTHS)
 
 
-FAMILY = Family(
-    name="genrmf",
-    summary="Genrmf (RMFGEN): b frames of a x a grids, random permutation arcs between frames",
-    parameters=PARAMETERS,
-    make=make,
-    write=write,
-    size=size,
-    check=check,
-)
+FAMILY = Family("genrmf",
+                "Genrmf (RMFGEN): b frames of a x a grids, random permutation arcs between frames",
+                PARAMETERS, make, write, size, check)

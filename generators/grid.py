@@ -300,14 +300,8 @@ def write(stream: BinaryIO, shape: tuple[int, ...], connectivity: int, smoothnes
     write_network(stream, make(shape, connectivity, smoothness, seed), comments)
 
 
-FAMILY = Family(
-    name="grid",
-    summary="Vision grid (Boykov-Jolly segmentation of a synthetic image): one t-link per "
-    "pixel from a two-class likelihood, contrast n-links both ways to 4/8 (2-D) or 6/26 (3-D) "
-    "neighbours; the model: maxflow_cli.generators.grid",
-    parameters=PARAMETERS,
-    make=make,
-    write=write,
-    size=size,
-    check=check,
-)
+FAMILY = Family("grid",
+                "Vision grid (Boykov-Jolly segmentation of a synthetic image): one t-link "
+                "per pixel from a two-class likelihood, contrast n-links both ways to 4/8 "
+                "(2-D) or 6/26 (3-D) neighbours; the model: maxflow_cli.generators.grid",
+                PARAMETERS, make, write, size, check)

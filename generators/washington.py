@@ -553,14 +553,8 @@ def write(stream: BinaryIO, function: int, dim1: int, dim2: int, range: int, see
     write_network(stream, network, FUNCTIONS[function].comments(dim1, dim2, range))
 
 
-FAMILY = Family(
-    name="washington",
-    summary="Washington (Anderson, v2.2): mesh, rlg, rlg2, matching, square-mesh, basic-, exp- "
-    "and dexp-line, Dinic's and Goldberg's bad cases, Cheriyan's graph (--function)",
-    parameters=PARAMETERS,
-    make=make,
-    write=write,
-    size=size,
-    check=check,
-    bytes_per_arc=64,  # AddEdge's record lists (two 12-byte records an arc) beside the network
-)
+# bytes_per_arc: AddEdge's record lists (two 12-byte records an arc) beside the network
+FAMILY = Family("washington",
+                "Washington (Anderson, v2.2): mesh, rlg, rlg2, matching, square-mesh, basic-, exp- "
+                "and dexp-line, Dinic's and Goldberg's bad cases, Cheriyan's graph (--function)",
+                PARAMETERS, make, write, size, check, bytes_per_arc=64)

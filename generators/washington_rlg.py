@@ -105,13 +105,7 @@ def write(stream: BinaryIO, rows: int, levels: int, cap: int, seed: int) -> None
     write_network(stream, make(rows, levels, cap, seed), comments)
 
 
-FAMILY = Family(
-    name="washington-rlg",
-    summary="Washington random level graph: L levels of W vertices, 3 random arcs to the next "
-    "level",
-    parameters=PARAMETERS,
-    make=make,
-    write=write,
-    size=size,
-    check=check,
-)
+FAMILY = Family("washington-rlg",
+                "Washington random level graph: L levels of W vertices, 3 random arcs to the next "
+                "level",
+                PARAMETERS, make, write, size, check)
