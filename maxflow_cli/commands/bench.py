@@ -159,12 +159,7 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     if suite_name is None and not instances:
         suite_name = DEFAULT_SUITE
     suite = SUITES.get(suite_name)
-    if seed_count and not suite:
-        raise ParameterError("--seeds needs --suite")
-    from_suite = [instance for instance in suite.instances
-                  if not seed_count or instance.params.get("seed", 1) <= seed_count
-                  ] if suite else []
-    chosen = unique([*from_suite, *parse_instances(instances)])
+    chosen = _chosen_instances(suite, seed_count, instances)
     if solvers is None:
         solvers = ",".join(default_solvers())
     choices = choose_solvers(solvers, baseline, flow)
@@ -202,6 +197,17 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     problems = outcome.problems
     if problems:
         raise BenchFailed(f"{len(problems)} problem(s); the first: {problems[0]}")
+
+
+def _chosen_instances(suite, seed_count: int | None, instances) -> list:
+    """The suite's instances (its seeds 1..seed_count where given), then the INSTANCE
+    arguments', each once."""
+    if seed_count and not suite:
+        raise ParameterError("--seeds needs --suite")
+    from_suite = [instance for instance in suite.instances
+                  if not seed_count or instance.params.get("seed", 1) <= seed_count
+                  ] if suite else []
+    return unique([*from_suite, *parse_instances(instances)])
 
 
 @contextlib.contextmanager

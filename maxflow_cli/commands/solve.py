@@ -44,6 +44,38 @@ def _solver_parameter_options(command):
     return command
 
 
+def _built(network, name: str, times: dict):
+    """The residual graph of `network` (read from `name`), its seconds in times["build"];
+    a network too large to build is the file's error."""
+    started = time.perf_counter()
+    try:
+        graph = build_residual(network)
+    except MaxflowError as error:  # the network is the file's: say which file
+        raise InputError(name, None, str(error)) from None
+    except MemoryError:
+        raise InputError(name, None, _OUT_OF_MEMORY.format("building", network)) from None
+    times["build"] = time.perf_counter() - started
+    return graph
+
+
+def _write_outputs(graph, result, certificate, flow_file, trace_file, cut_file) -> None:
+    """--flow, --trace and --cut, each written atomically where asked."""
+    network = graph.network
+    if flow_file is not None:
+        with atomic_output(flow_file) as stream:
+            stream.write(f"s {result.flow_value}\n".encode())
+            write_rows(stream, b"f", [network.tails, network.heads, graph.flows(result.res)],
+                       [0, 0, 0], add=(1, 1, 0))
+    if trace_file is not None:
+        with atomic_output(trace_file) as stream:
+            stream.write(json.dumps(result.trace).encode())
+    if cut_file is not None:
+        with atomic_output(cut_file) as stream:
+            stream.write(f"c source side of a minimum cut, capacity {certificate.cut_capacity}\n"
+                         .encode())
+            write_rows(stream, b"n", [np.flatnonzero(certificate.source_side)], [0], add=(1,))
+
+
 @click.command()
 @click.argument("file", metavar="FILE")
 @click.option("--solver", "-s", "solver_name", default=DEFAULT_SOLVER, show_default=True,
@@ -86,14 +118,7 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
         click.echo(f"maxflow: warning: {warning}", err=True)
 
     name = input_name(file)
-    started = time.perf_counter()
-    try:
-        graph = build_residual(network)
-    except MaxflowError as error:  # the network is the file's: say which file
-        raise InputError(name, None, str(error)) from None
-    except MemoryError:
-        raise InputError(name, None, _OUT_OF_MEMORY.format("building", network)) from None
-    times["build"] = time.perf_counter() - started
+    graph = _built(network, name, times)
 
     with compile_notice(spec.name):  # after the input is known good: bad input fails at once
         times["compile"] += spec.prepare(options)
@@ -109,19 +134,7 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
         certificate = check_answer(graph, result)
         if run_check:
             times["check"] = time.perf_counter() - started
-    if flow_file is not None:
-        with atomic_output(flow_file) as stream:
-            stream.write(f"s {result.flow_value}\n".encode())
-            write_rows(stream, b"f", [network.tails, network.heads, graph.flows(result.res)],
-                       [0, 0, 0], add=(1, 1, 0))
-    if trace_file is not None:
-        with atomic_output(trace_file) as stream:
-            stream.write(json.dumps(result.trace).encode())
-    if cut_file is not None:
-        with atomic_output(cut_file) as stream:
-            stream.write(f"c source side of a minimum cut, capacity {certificate.cut_capacity}\n"
-                         .encode())
-            write_rows(stream, b"n", [np.flatnonzero(certificate.source_side)], [0], add=(1,))
+    _write_outputs(graph, result, certificate, flow_file, trace_file, cut_file)
 
     report = {
         "file": file,
