@@ -37,4 +37,5 @@ register_compiled(
     "eibfs", "excesses incremental breadth-first search: two BFS trees grown from the "
     "excesses and the deficits (IBFS with --variant ibfs)",
     "Goldberg, Hed, Kaplan, Kohli, Tarjan & Werneck, ESA 2015 (EIBFS); Goldberg, Hed, "
-    "Kaplan, Tarjan & Werneck, ESA 2011 (IBFS)", solve_eibfs, (VARIANT,))
+    "Kaplan, Tarjan & Werneck, ESA 2011 (IBFS)", solve_eibfs, (VARIANT,),
+    in_default_bench=False)  # made for vision grids, which the default (quick) suite lacks
