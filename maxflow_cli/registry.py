@@ -98,8 +98,9 @@ class SolverSpec:
     # Solvers run on several processes (under mpiexec): on a process that is not the leader,
     # follower(options) does that process's share and returns True; it then reports nothing.
     follower: Callable[[SolveOptions], bool] | None = None
-    # False for solvers that `maxflow bench` runs only when named: kept for the record, or
-    # without their parameters the same work as another solver.
+    # False for solvers that `maxflow bench` runs only when named: kept for the record,
+    # without their parameters the same work as another solver, or made for shapes that the
+    # default (quick) suite does not hold.
     in_default_bench: bool = True
 
     def resolve(self, options: SolveOptions) -> SolveOptions:
