@@ -39,6 +39,7 @@ from maxflow_cli.dimacs import bbk
 from maxflow_cli.dimacs.reader import is_compressed, text_chunks
 from maxflow_cli.dimacs.writer import write_network
 from maxflow_cli.errors import ParameterError
+from maxflow_cli.keyvalue import assignment
 from maxflow_cli.memory import maxrss_bytes
 from maxflow_cli.network import Network
 from maxflow_cli.processes import ProcessGroup
@@ -70,15 +71,14 @@ class ExternalRun:
 
 
 def _pairs(texts, option: str) -> dict[str, str]:
-    """``NAME=TEXT`` items as a dict; refuses a bad or repeated NAME or an empty TEXT."""
+    """``NAME=TEXT`` items (keyvalue's grammar, one item an option) as a dict; refuses a NAME
+    of other characters than letters, digits and '_.+-'."""
     table = {}
     for item in texts:
-        name, equals, text = item.partition("=")
-        if not equals or not NAME.fullmatch(name) or not text.strip():
-            raise ParameterError(f"{option} {item!r}: expected NAME=... with NAME made of letters, "
-                                 f"digits, '_.+-' and a non-empty value")
-        if name in table:
-            raise ParameterError(f"{option}: '{name}' is given twice")
+        name, text = assignment(item, option, table, "NAME")
+        if not NAME.fullmatch(name):
+            raise ParameterError(f"{option} {item!r}: a NAME is made of letters, digits and "
+                                 "'_.+-'")
         table[name] = text
     return table
 
