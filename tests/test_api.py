@@ -8,13 +8,14 @@ from hypothesis import strategies as st
 from test_solvers import networks
 
 from maxflow_cli import api, maximum_flow
+from maxflow_cli.errors import SolverUnavailable
+from maxflow_cli.kernels.devices import gpu_unavailable
 from maxflow_cli.registry import DEFAULT_SOLVER
-
-nx = pytest.importorskip("networkx")
 
 
 def networkx_value(network) -> int:
     """preflow_push's value, parallel arcs merged into one of their summed capacity."""
+    nx = pytest.importorskip("networkx")
     graph = nx.DiGraph()
     graph.add_nodes_from(range(network.n))
     for u, v, c in zip(network.tails.tolist(), network.heads.tolist(), network.caps.tolist()):
@@ -126,3 +127,10 @@ def test_contiguous_integer_input_is_not_copied(dtype):
     assert api._ids(ids, "tails") is ids
     caps = np.array([1, 2, 3], dtype=np.int64)
     assert api._capacities(caps) is caps
+
+
+def test_a_gpu_solver_without_a_gpu_says_how_to_run_its_cpu_twin():
+    if gpu_unavailable() is None:
+        pytest.skip("a GPU can run here")
+    with pytest.raises(SolverUnavailable, match="device='cpu' runs its CPU twin"):
+        maximum_flow([0], [1], [1], 0, 1, solver="gpu-sync")
