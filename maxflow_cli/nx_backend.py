@@ -8,6 +8,7 @@ Backend keywords: ``solver=`` and ``device=`` (``flow_func`` may also name a sol
 """
 
 import math
+import numbers
 from collections import defaultdict, deque
 
 import networkx as nx
@@ -26,11 +27,7 @@ class Arcs:
         tails = np.fromiter((index[u] for u, _, _ in edges), np.int64, m)
         heads = np.fromiter((index[v] for _, v, _ in edges), np.int64, m)
         infinite = np.fromiter((c == math.inf for _, _, c in edges), bool, m)
-        caps = np.array([0 if c == math.inf else c for _, _, c in edges]).reshape(m)
-        if caps.dtype.kind not in "iuf":
-            raise ValueError(f"edge attribute '{capacity}' must hold numbers within 0..2^62, "
-                             f"not {caps.dtype}")
-        caps = np.maximum(caps, 0)  # networkx: an edge of capacity <= 0 carries nothing
+        caps = _capacities(edges, capacity)
         if not graph.is_directed():
             tails, heads = np.concatenate([tails, heads]), np.concatenate([heads, tails])
             caps, infinite = np.tile(caps, 2), np.tile(infinite, 2)
@@ -57,6 +54,30 @@ class Arcs:
             raise ValueError("the finite capacities sum past 2^62: no finite stand-in for the "
                              "infinite ones fits")
         return np.where(self.infinite, big, self.caps)
+
+
+def _capacities(edges: list, capacity: str) -> np.ndarray:
+    """The finite capacities (0 for infinite ones and for those <= 0, which carry nothing in
+    networkx); a non-number, a non-integer or one above 2^62 is a ValueError naming its edge."""
+    values = [0 if c == math.inf else c for _, _, c in edges]
+    caps = np.array(values).reshape(len(values))
+    if caps.dtype.kind not in "iuf":  # numpy holds non-numbers and ints past int64 as objects
+        if not all(isinstance(c, numbers.Real) for c in values):
+            bad = next(i for i, c in enumerate(values) if not isinstance(c, numbers.Real))
+            raise ValueError(f"{_edge(edges, bad, capacity)}: capacities must be numbers")
+        caps = np.array([min(max(c, 0), MAX_CAPACITY + 1) for c in values])
+    caps = np.maximum(caps, 0)
+    bad = (caps != np.round(caps)) | (caps > MAX_CAPACITY)
+    if bad.any():
+        raise ValueError(f"{_edge(edges, int(np.flatnonzero(bad)[0]), capacity)}: capacities "
+                         "must be integers in 0..2^62 (scale them: multiply by 10^k and round, "
+                         "then divide the flow value back)")
+    return caps
+
+
+def _edge(edges: list, i: int, capacity: str) -> str:
+    u, v, c = edges[i]
+    return f"edge ({u!r}, {v!r}) has {capacity}={c!r}"
 
 
 class FlowGraph:

@@ -109,8 +109,20 @@ def test_networkx_errors_are_kept():
         nx.maximum_flow_value(graph, "x", "t", backend="maxflow")
     with pytest.raises(nx.NetworkXError, match="source and sink are the same node"):
         nx.maximum_flow_value(graph, "s", "s", backend="maxflow")
-    with pytest.raises(ValueError, match=r"capacities\[0\] = 0.5 is not an integer"):
-        nx.maximum_flow_value(nx.DiGraph([(0, 1, {"capacity": 0.5})]), 0, 1, backend="maxflow")
+    with pytest.raises(ValueError, match=r"edge \('a', 'b'\) has capacity=0.5: .* integers"):
+        nx.maximum_flow_value(nx.DiGraph([("a", "b", {"capacity": 0.5})]), "a", "b",
+                              backend="maxflow")
+    with pytest.raises(ValueError, match=r"edge \(0, 1\) has capacity=4611686018427387905"):
+        nx.maximum_flow_value(nx.DiGraph([(0, 1, {"capacity": 2**62 + 1})]), 0, 1,
+                              backend="maxflow")
+    with pytest.raises(ValueError, match="edge \\(0, 1\\) has capacity='x': .* numbers"):
+        nx.maximum_flow_value(nx.DiGraph([(0, 1, {"capacity": "x"})]), 0, 1, backend="maxflow")
+    with pytest.raises(ValueError, match=r"edge \(1, 2\) has capacity=18446744073709551616"):
+        nx.maximum_flow_value(nx.DiGraph([(0, 1, {"capacity": -(2**70)}), (1, 2, {
+            "capacity": 2**64})]), 0, 2, backend="maxflow")
+    with pytest.raises(ValueError, match="the finite capacities sum past 2\\^62"):
+        nx.maximum_flow_value(nx.DiGraph([(0, 1, {"capacity": 2**62}), (0, 2), (2, 1, {
+            "capacity": 1})]), 0, 1, backend="maxflow")
     with pytest.raises(NotImplementedError) as raised:  # networkx's, ours as its cause
         nx.maximum_flow_value(graph, "s", "t", backend="maxflow", cutoff=3)
     assert "the maxflow backend takes no cutoff" in str(raised.value.__cause__)
