@@ -1,6 +1,9 @@
 """maxflow_cli.maximum_flow against networkx's preflow_push on hypothesis networks (parallel
 arcs, self-loops, huge capacities), its cut and flows checked, and each bad input's error."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -134,3 +137,13 @@ def test_a_gpu_solver_without_a_gpu_says_how_to_run_its_cpu_twin():
         pytest.skip("a GPU can run here")
     with pytest.raises(SolverUnavailable, match="device='cpu' runs its CPU twin"):
         maximum_flow([0], [1], [1], 0, 1, solver="gpu-sync")
+
+
+def test_the_package_loads_the_api_on_first_use_only(tmp_path):
+    """`import maxflow_cli` stays light (a guardian process imports its helper through it);
+    `maxflow_cli.maximum_flow` then loads the solvers."""
+    probe = ("import sys, maxflow_cli; light = 'numba' not in sys.modules; "
+             "maxflow_cli.maximum_flow; print(light, 'numba' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    assert done.stdout.split() == ["True", "True"], done.stderr
