@@ -14,7 +14,7 @@ import numpy as np
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.declarations import GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS, Kernel
-from maxflow_cli.kernels.devices import Layout, layout_bytes, open_device
+from maxflow_cli.kernels.devices import Layout, open_device
 from maxflow_cli.limits import INT32_MAX
 
 
@@ -32,11 +32,6 @@ def sync_layout(graph, res_type) -> Layout:
             "res": (arcs, res_type), "excess": (n, np.int64), "label": (n, np.int32),
             "queued": (n, np.int32), "list0": (n, np.int32), "list1": (n, np.int32),
             "stats": (gpu_sync_cpu.STATS_SLOTS, np.int64)}
-
-
-def device_bytes(graph, res_type) -> int:
-    """The GPU memory gpu-sync holds for `graph`."""
-    return layout_bytes(sync_layout(graph, res_type))
 
 
 class SyncKernels:

@@ -18,7 +18,7 @@ from maxflow_cli.kernels.declarations import (
     STABILIZING_LABELS,
     STABILIZING_MOVES,
 )
-from maxflow_cli.kernels.devices import Layout, layout_bytes, open_device
+from maxflow_cli.kernels.devices import Layout, open_device
 
 BATCH = self_stabilizing_cpu.BATCH
 
@@ -39,11 +39,6 @@ def stabilizing_layout(graph) -> Layout:
             "cap": (arcs, np.int64), "res": (arcs, np.int64), "label0": (n, np.int32),
             "label1": (n, np.int32), "demand": (n, np.int64), "guard": (n, np.int32),
             "busy": (BATCH, np.int32), "stats": (MOVE_COUNTS.size, np.int64)}
-
-
-def device_bytes(graph) -> int:
-    """The GPU memory self-stabilizing holds for `graph`."""
-    return layout_bytes(stabilizing_layout(graph))
 
 
 class StabilizingKernels:
