@@ -2,10 +2,11 @@
 //
 // Two persistent kernels, each a loop of grid-wide steps separated by a grid barrier of our
 // own (every block resident: the host sizes the grid from __launch_bounds__):
-// - global_relabel_kernel: exact labels by a queue-based reverse BFS from the sink, every
-//   level inside the one launch (Goldberg's global update; vertices it does not reach keep
+// - global_relabel_kernel: exact labels by a queue-based reverse BFS from the sink, up to
+//   `max_levels` levels a launch (Goldberg's global update; vertices it does not reach keep
 //   label n and leave the active set, the gap heuristic for free), then the active list of
-//   the next round.
+//   the next round. A BFS left open resumes at its next level in the next launch, so that
+//   the host sees the stats at least every `max_levels` levels.
 // - rounds_kernel: rounds of discharges of the listed vertices, each round building the next
 //   list (Baumstark, Blelloch & Shun 2015, synchronous rounds), until the list is empty, the
 //   work since the last relabel passes the host's budget (hi_pr's global-update rule), or
@@ -43,6 +44,7 @@ namespace cg = cooperative_groups;
 #define BFS_LEVELS 4
 #define ACTIVE 5        // vertices in the current list
 #define STOP 6          // set when WORK reached the budget (written between two barriers)
+#define BFS_OPEN 7      // the next level of a BFS that max_levels left open; 0: none is
 #define COUNTS 8        // 3 rotating list counts: slots COUNTS .. COUNTS + 2
 #define ARRIVED 16      // grid barrier: the two words on cache lines of their own
 #define GENERATION 32
@@ -167,29 +169,43 @@ static __device__ __forceinline__ void visit(int a, int end, int width, int leve
 }
 
 // Exact distances to the sink over residual arcs (n where the sink is out of reach; the
-// source keeps n), then the list of active vertices (excess > 0, label < n) for round ROUND.
+// source keeps n), up to `max_levels` levels from where the last launch left the BFS open
+// (BFS_OPEN: its frontier's list and count are as that launch left them); then, when the
+// BFS is done, the list of active vertices (excess > 0, label < n) for round ROUND.
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-global_relabel_kernel(int n, int source, int sink, int width, const int *first,
-                      const int *head, const int *rev, const RES_T *res,
+global_relabel_kernel(int n, int source, int sink, int width, int max_levels,
+                      const int *first, const int *head, const int *rev, const RES_T *res,
                       const long long *excess, int *label, int *queued, int *list0,
                       int *list1, long long *stats)
 {
     int threads = gridDim.x * blockDim.x;
     int id = blockIdx.x * blockDim.x + threadIdx.x;
     Group g = group_of(width);
-    for (int v = id; v < n; v += threads)
-        label[v] = v == sink ? 0 : n;
-    if (id == 0) {
-        list0[0] = sink;
-        stats[COUNTS] = 1;
-        stats[COUNTS + 1] = 0;
+    int level = static_cast<int>(block_read(&stats[BFS_OPEN]));
+    if (level == 0) {
+        for (int v = id; v < n; v += threads)
+            label[v] = v == sink ? 0 : n;
+        if (id == 0) {
+            list0[0] = sink;
+            stats[COUNTS] = 1;
+            stats[COUNTS + 1] = 0;
+        }
+        grid_barrier(stats);
     }
-    grid_barrier(stats);
-    int level = 0;
-    for (;; ++level) {
+    for (int done = 0;; ++level, ++done) {
         long long count = block_read(&stats[COUNTS + level % 3]);
-        if (count == 0)
+        if (count == 0) {
+            if (id == 0)
+                stats[BFS_LEVELS] += done;
             break;
+        }
+        if (done == max_levels) {  // every thread has read the count; only these two change
+            if (id == 0) {
+                stats[BFS_OPEN] = level;
+                stats[BFS_LEVELS] += done;
+            }
+            return;
+        }
         if (id == 0)
             stats[COUNTS + (level + 2) % 3] = 0;
         const int *frontier = level % 2 ? list1 : list0;
@@ -210,7 +226,7 @@ global_relabel_kernel(int n, int source, int sink, int width, const int *first,
     grid_barrier(stats);  // every thread has read the last level's (empty) count
     if (id == 0) {
         stats[COUNTS + round % 3] = 0;
-        stats[BFS_LEVELS] += level;
+        stats[BFS_OPEN] = 0;
         stats[WORK] = 0;
         stats[STOP] = 0;
     }

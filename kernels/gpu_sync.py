@@ -1,7 +1,7 @@
 """gpu-sync's kernels (gpu_sync.cu, or its Numba twin gpu_sync_cpu.py) on one device
-(devices.py): ``global_relabel()`` and ``rounds(beta, budget, max_rounds)`` each run one
-persistent kernel and return the stats (gpu_sync_cpu's slots); ``download(res, excess)``
-brings the preflow back; ``close()``.
+(devices.py): ``global_relabel(max_levels)`` and ``rounds(beta, budget, max_rounds)`` each
+run one persistent kernel and return the stats (gpu_sync_cpu's slots); ``download(res,
+excess)`` brings the preflow back; ``close()``.
 
 The state lives on the device from upload to download: the graph (first, head, rev), the
 residuals (32-bit when every residual fits, else 64-bit), excesses (64-bit), labels, the
@@ -58,9 +58,10 @@ class SyncKernels:
         self.seconds = self.device.seconds
         self.close = self.device.close
 
-    def global_relabel(self) -> np.ndarray:
-        """One global relabel (and the next round's list); the stats after it."""
-        return self._run("global_relabel", GPU_SYNC_RELABEL, {})
+    def global_relabel(self, max_levels: int) -> np.ndarray:
+        """Up to `max_levels` levels of a global relabel, and the next round's list once it is
+        done (stats[BFS_OPEN] == 0); the stats after them."""
+        return self._run("global_relabel", GPU_SYNC_RELABEL, {"max_levels": max_levels})
 
     def rounds(self, beta: int, budget: int, max_rounds: int) -> np.ndarray:
         """Rounds until the list empties, the work reaches `budget` or `max_rounds` ran; the

@@ -12,28 +12,62 @@ from numba import prange
 
 from maxflow_cli.atomics import atomic_add, atomic_cas, atomic_load
 from maxflow_cli.kernels.declarations import source_constant
-from maxflow_cli.steps import reverse_bfs
 
 # The slots of the kernels' stats, and the steps a vertex takes in a round, as gpu_sync.cu
 # defines them.
-WORK, PUSHES, RELABELS, ROUND, BFS_LEVELS, ACTIVE, STOP, COUNTS = (
+WORK, PUSHES, RELABELS, ROUND, BFS_LEVELS, ACTIVE, STOP, BFS_OPEN, COUNTS = (
     source_constant("gpu_sync", name) for name in
-    ("WORK", "PUSHES", "RELABELS", "ROUND", "BFS_LEVELS", "ACTIVE", "STOP", "COUNTS"))
+    ("WORK", "PUSHES", "RELABELS", "ROUND", "BFS_LEVELS", "ACTIVE", "STOP", "BFS_OPEN",
+     "COUNTS"))
 STATS_SLOTS = source_constant("gpu_sync", "GENERATION") + 8  # up to its own cache line
 MAX_STEPS = source_constant("gpu_sync", "MAX_STEPS")
 
 
 @numba.njit(cache=True)
-def global_relabel_kernel(n, source, sink, width, first, head, rev, res, excess, label, queued,
-                          list0, list1, stats):
+def _bfs_levels(n, source, max_levels, first, head, rev, res, label, list0, list1, stats):
+    """The kernel's reverse BFS from where stats[BFS_OPEN] left it, level by level through
+    the two lists and the rotating counts, up to `max_levels` levels; True when it is done."""
+    level = stats[BFS_OPEN]
+    done = 0
+    while stats[COUNTS + level % 3] > 0:
+        if done == max_levels:
+            stats[BFS_OPEN] = level
+            stats[BFS_LEVELS] += done
+            return False
+        stats[COUNTS + (level + 2) % 3] = 0
+        frontier = list1 if level % 2 else list0
+        next_list = list0 if level % 2 else list1
+        slot = COUNTS + (level + 1) % 3
+        for i in range(stats[COUNTS + level % 3]):
+            u = frontier[i]
+            for a in range(first[u], first[u + 1]):
+                w = head[a]
+                if w != source and label[w] == n and res[rev[a]] > 0:
+                    label[w] = level + 1
+                    next_list[stats[slot]] = w
+                    stats[slot] += 1
+        level += 1
+        done += 1
+    stats[BFS_OPEN] = 0
+    stats[BFS_LEVELS] += done
+    return True
+
+
+@numba.njit(cache=True)
+def global_relabel_kernel(n, source, sink, width, max_levels, first, head, rev, res, excess,
+                          label, queued, list0, list1, stats):
     """Twin of global_relabel_kernel: exact distances to the sink over residual arcs (n out of
-    reach; the source keeps n), then the active list of round stats[ROUND]. (`width`, the
-    kernel's lanes per vertex, has no meaning here.)"""
-    # the source never gets flow back here (no vertex below n pushes to it): no path goes
-    # through it, and the plain reverse BFS gives the kernel's labels
-    reached = reverse_bfs(first, head, rev, res, sink, label, list0)
-    levels = label[list0[reached - 1]] + 1
-    label[source] = n
+    reach; the source keeps n), up to `max_levels` levels a call, then the active list of
+    round stats[ROUND]. (`width`, the kernel's lanes per vertex, has no meaning here.)"""
+    if stats[BFS_OPEN] == 0:
+        label[:] = n
+        label[sink] = 0
+        list0[0] = sink
+        stats[COUNTS] = 1
+        stats[COUNTS + 1] = 0
+    if not _bfs_levels(n, source, max_levels, first, head, rev, res, label, list0, list1,
+                       stats):
+        return
     round_ = stats[ROUND]
     active = list1 if round_ % 2 else list0
     count = 0
@@ -45,7 +79,6 @@ def global_relabel_kernel(n, source, sink, width, first, head, rev, res, excess,
     stats[COUNTS + round_ % 3] = count
     stats[COUNTS + (round_ + 1) % 3] = 0
     stats[ACTIVE] = count
-    stats[BFS_LEVELS] += levels
     stats[WORK] = 0
     stats[STOP] = 0
 

@@ -27,25 +27,29 @@ class FlowResult:
     flow_value: int
     source_side: np.ndarray  # bool[n]: the vertices that cannot reach the sink (a minimum cut)
     flows: np.ndarray | None  # int64[m] per input arc, in input order; None unless flow=True
-    solver: str
+    solver: str  # the solver whose answer this is (auto's or gpu-sync's race resolved)
     device: str
     times: dict[str, float]  # seconds per phase, compiling left out
     counters: dict[str, int]
+    why: str = ""  # where solvers raced: what ran and which answered first
 
 
 _prepared: set = set()  # (solver, device, want_flow) compiled in this process
 
 
 def maximum_flow(*args, solver: str | None = None, device: str | None = None,
-                 flow: bool = False, n: int | None = None) -> FlowResult:
+                 flow: bool = False, n: int | None = None,
+                 params: dict | None = None) -> FlowResult:
     """Maximum flow of ``maximum_flow(tails, heads, capacities, source, sink)`` or
     ``maximum_flow(matrix, source, sink)`` (entry (i, j) = c: an arc i->j of capacity c).
 
     ``n`` defaults to the largest id + 1 (a matrix: its size); ``solver`` to the CLI's
-    default; ``device`` ('cpu' or 'gpu') to the solver's. Bad input raises ValueError.
+    default; ``device`` ('cpu' or 'gpu') to the solver's; ``params`` are the solver's
+    parameters by name (as its command-line flags: ``{"rivals": "none"}``). Bad input raises
+    ValueError.
     """
     network = _network(args, n)
-    spec, options = _solver(solver, device, flow)
+    spec, options = _solver(solver, device, flow, params or {})
     times = {}
     started = time.perf_counter()
     try:
@@ -59,21 +63,22 @@ def maximum_flow(*args, solver: str | None = None, device: str | None = None,
     source_side = min_cut_source_side(graph, result.res)
     times["cut"] = time.perf_counter() - started
     return FlowResult(result.flow_value, source_side, graph.flows(result.res) if flow else None,
-                      spec.name, options.device, times, dict(result.counters))
+                      result.winner or spec.name, options.device, times,
+                      dict(result.counters), result.why)
 
 
-def _solver(name: str | None, device: str | None, want_flow: bool):
+def _solver(name: str | None, device: str | None, want_flow: bool, params: dict):
     """The solver's spec and resolved options, compiled once per process (outside times)."""
     try:
         spec = get_solver(name or DEFAULT_SOLVER)
-        options = spec.resolve_where_asked(SolveOptions(want_flow=want_flow, device=device),
-                                           "device='cpu'")
+        options = spec.resolve_where_asked(
+            SolveOptions(want_flow=want_flow, device=device, params=params), "device='cpu'")
     except ParameterError as error:
         raise ValueError(str(error)) from None
     if spec.follower is not None:
         raise ValueError(f"solver '{spec.name}' runs on several processes under mpiexec: "
                          "use the command line")
-    key = (spec.name, options.device, want_flow)
+    key = (spec.name, options.device, want_flow, tuple(sorted(options.params.items())))
     if key not in _prepared:
         if not _prepared:
             compile_shared()

@@ -4,7 +4,8 @@ networkx finds it through the ``networkx.backends`` entry point, turns a graph i
 with ``convert_from_nx`` and calls the function of the same name here. Semantics follow
 networkx's: a missing (or infinite) capacity is infinite, undirected edges are two arcs,
 non-positive capacities carry nothing, an infinite s-t path raises NetworkXUnbounded.
-Backend keywords: ``solver=`` and ``device=`` (``flow_func`` may also name a solver).
+Backend keywords: ``solver=``, ``device=`` (``flow_func`` may also name a solver) and
+``params=`` (the solver's parameters by name).
 """
 
 import math
@@ -101,7 +102,9 @@ class FlowGraph:
 
 
 def _solve(G, s, t, capacity, flow_func, flow: bool, solver, device, kwargs):
-    """Our solver on G (a FlowGraph or networkx graph) with networkx's checks and errors."""
+    """Our solver on G (a FlowGraph or networkx graph) with networkx's checks and errors;
+    ``params=`` (the solver's parameters by name) is the one further keyword taken."""
+    params = kwargs.pop("params", None)
     if kwargs:
         raise NotImplementedError(f"the maxflow backend takes no {', '.join(kwargs)}")
     if isinstance(flow_func, str):
@@ -116,7 +119,7 @@ def _solve(G, s, t, capacity, flow_func, flow: bool, solver, device, kwargs):
     arcs = graph.arcs(capacity)
     result = _array_maximum_flow(arcs.tails, arcs.heads, arcs.bounded_caps(source, sink),
                                  source, sink, n=len(graph.nodes), solver=solver,
-                                 device=device, flow=flow)
+                                 device=device, flow=flow, params=params)
     return graph, arcs, result
 
 

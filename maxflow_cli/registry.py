@@ -82,6 +82,9 @@ class SolveOptions:
     want_flow: bool = False
     device: str | None = None  # "cpu" or "gpu" for solvers that have both; None: the default
     params: dict[str, Any] = field(default_factory=dict)
+    # A stoppable solver (SolverSpec.stoppable) returns soon after another thread sets
+    # stop[0] (a race's loser); its answer is then incomplete. None: nobody stops it.
+    stop: Any = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,12 @@ class SolverSpec:
     # without their parameters the same work as another solver, or made for shapes that the
     # default (quick) suite does not hold.
     in_default_bench: bool = True
+    # True for a solver that runs on the CPU where no GPU is usable (auto), rather than
+    # refusing to (the solvers with kernels, whose CPU twins only run when asked for).
+    falls_back_to_cpu: bool = False
+    # True for a CPU solver that honours SolveOptions.stop and releases the GIL while it
+    # works, so that it can race on a thread (maxflow_cli.race).
+    stoppable: bool = False
 
     def resolve(self, options: SolveOptions) -> SolveOptions:
         """Options with defaults filled in; refuses parameters and devices this solver lacks."""
@@ -117,7 +126,7 @@ class SolverSpec:
                 f"solver '{self.name}' runs on {', '.join(self.devices)}, not on '{device}'")
         params = {name: p.default for name, p in known.items()}
         params.update(options.params)
-        resolved = SolveOptions(options.want_flow, device, params)
+        resolved = SolveOptions(options.want_flow, device, params, options.stop)
         reason = self.unavailable(resolved)
         if reason:
             raise SolverUnavailable(f"solver '{self.name}' cannot run here: {reason}")
@@ -127,7 +136,7 @@ class SolverSpec:
         """resolve(), a solver with GPU kernels on the GPU where ``options`` names no device:
         its CPU twin runs only when asked for (``twin`` says how), so that no GPU here is an
         error, not a slow run."""
-        if options.device is not None or "gpu" not in self.devices:
+        if options.device is not None or "gpu" not in self.devices or self.falls_back_to_cpu:
             return self.resolve(options)
         try:
             return self.resolve(replace(options, device="gpu"))
@@ -135,7 +144,7 @@ class SolverSpec:
             raise SolverUnavailable(f"{error}; {twin} runs its CPU twin") from None
 
 
-DEFAULT_SOLVER = "hipr-forward"  # what `maxflow solve` runs without --solver (see the README)
+DEFAULT_SOLVER = "auto"  # what `maxflow solve` runs without --solver (see the README)
 
 _REGISTRY: dict[str, SolverSpec] = {}
 _loaded = False
@@ -217,11 +226,12 @@ HIPR_PARAMETERS = (
 
 
 def register_compiled(name: str, summary: str, citation: str, solve,
-                      parameters: tuple[Parameter, ...], **devices) -> None:
-    """Register a solver whose prepare step compiles it on a tiny graph; `devices` are further
-    SolverSpec fields (its devices, for solvers that also run elsewhere than on the CPU)."""
+                      parameters: tuple[Parameter, ...], prepare=None, **devices) -> None:
+    """Register a solver whose prepare step compiles it on a tiny graph (or is `prepare`);
+    `devices` are further SolverSpec fields (its devices, for solvers that also run elsewhere
+    than on the CPU)."""
     register(SolverSpec(name, summary, citation, solve,
-                        prepare=lambda options: compile_on_tiny_graph(solve, options),
+                        prepare=prepare or (lambda options: compile_on_tiny_graph(solve, options)),
                         parameters=parameters, **devices))
 
 

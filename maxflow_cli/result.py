@@ -13,7 +13,9 @@ class SolveResult:
     flow when ``is_flow`` (stage 2 ran). ``times`` are seconds per phase (``stage1``,
     ``stage2`` and solver-specific ones such as ``global_relabel``, ``kernels``, ``transfer``);
     ``counters`` count operations (pushes, relabels, global updates, gaps, launches, ...).
-    ``trace`` lists one record per round for the solvers that work in rounds.
+    ``trace`` lists one record per round for the solvers that work in rounds. Where solvers
+    race (gpu-sync's rivals, auto), ``winner`` names the one whose answer this is and
+    ``why`` says what ran and why.
     """
 
     solver: str
@@ -23,3 +25,5 @@ class SolveResult:
     times: dict[str, float] = field(default_factory=dict)
     counters: dict[str, int] = field(default_factory=dict)
     trace: list[dict] = field(default_factory=list)
+    winner: str = ""
+    why: str = ""

@@ -15,7 +15,7 @@ from maxflow_cli.atomics import atomic_add, atomic_load
 from maxflow_cli.limits import INT32_MAX
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def reverse_bfs(first, head, rev, res, sink, label, order):
     """Exact distances to `sink` over residual arcs into `label` (n if unreachable).
 

@@ -13,7 +13,6 @@ from test_solvers import networks
 from maxflow_cli import api, maximum_flow
 from maxflow_cli.errors import SolverUnavailable
 from maxflow_cli.kernels.devices import gpu_unavailable
-from maxflow_cli.registry import DEFAULT_SOLVER
 
 
 def networkx_value(network) -> int:
@@ -54,7 +53,8 @@ def test_agrees_with_networkx(network, solver):
         assume("sum past" not in str(error))
         raise
     assert result.flow_value == networkx_value(network)
-    assert result.solver == (solver or DEFAULT_SOLVER) and result.device == "cpu"
+    assert result.solver == solver if solver else result.solver in ("hipr", "hpf")
+    assert result.device == "cpu" and ("raced" in result.why) == (solver is None)
     assert result.source_side.shape == (network.n,) and result.flows.dtype == np.int64
     assert_flow_and_cut(network, result)
 
@@ -147,3 +147,24 @@ def test_the_package_loads_the_api_on_first_use_only(tmp_path):
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           cwd=tmp_path, timeout=300)
     assert done.stdout.split() == ["True", "True"], done.stderr
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("solver,params", [("gpu-sync", {"rivals": "none"}), ("cuda", {}),
+                                           ("hybrid", {}), (None, {})])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(network=networks())
+def test_gpu_solvers_agree_with_networkx(solver, params, network):
+    if gpu_unavailable():
+        pytest.skip(gpu_unavailable())
+    try:
+        result = maximum_flow(network.tails, network.heads, network.caps, network.source,
+                              network.sink, n=network.n, solver=solver, device="gpu",
+                              flow=True, params=params)
+    except ValueError as error:
+        assume("sum past" not in str(error))
+        raise
+    assert result.device == "gpu"
+    assert result.solver == solver if solver else result.solver in ("gpu-sync", "hipr", "hpf")
+    assert result.flow_value == networkx_value(network)
+    assert_flow_and_cut(network, result)

@@ -28,7 +28,7 @@ ENTRY_FIELDS = {"instance", "family", "group", "solver", "kind", "device", "para
                 "arcs", "runs", "warmup", "timed", "samples", "wall_samples", "median", "mad",
                 "min", "max", "unstable", "speedup", "relative", "fastest", "flow_value",
                 "mismatch", "failure", "phases", "counters", "trace", "peak_host_bytes",
-                "peak_gpu_bytes"}
+                "peak_gpu_bytes", "winners"}
 
 
 @pytest.fixture(scope="module")

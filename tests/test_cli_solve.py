@@ -1,6 +1,7 @@
 """`maxflow solve` through Click's runner: output, JSON, files written atomically, exit codes."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -88,8 +89,9 @@ def test_errors_are_one_line_with_exit_code_2(tmp_path, args, message):
 
 
 def test_hipr_parameters_are_used():
-    fast = json.loads(run(CLRS, "--json").output)
-    eager = json.loads(run(CLRS, "--json", "--global-update-frequency", "1000").output)
+    fast = json.loads(run(CLRS, "--solver", "hipr-forward", "--json").output)
+    eager = json.loads(run(CLRS, "--solver", "hipr-forward", "--json",
+                           "--global-update-frequency", "1000").output)
     assert eager["params"]["global_update_frequency"] == 1000
     assert eager["counters"]["global_updates"] > fast["counters"]["global_updates"]
     assert eager["flow_value"] == fast["flow_value"] == 23
@@ -162,7 +164,8 @@ def test_an_output_on_stdin_is_refused_before_any_work(tmp_path, option, name):
     assert source.read_bytes() == (DATA / "clrs.max").read_bytes()
 
 
-GPU_SOLVERS = [name for name, spec in solvers().items() if "gpu" in spec.devices]
+GPU_SOLVERS = [name for name, spec in solvers().items()
+               if "gpu" in spec.devices and not spec.falls_back_to_cpu]
 
 
 @pytest.mark.parametrize("name", GPU_SOLVERS)
@@ -174,6 +177,22 @@ def test_a_gpu_solver_without_a_gpu_fails_unless_asked_for_its_twin(monkeypatch,
                                                     "runs its CPU twin\n")
     result = run(CLRS, "--solver", name, "--device", "cpu")
     assert result.exit_code == 0 and f"{name} on cpu" in result.output, result.output
+
+
+def test_auto_runs_on_the_cpu_without_a_gpu_and_says_what_answered(monkeypatch):
+    monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
+    report = json.loads(run(CLRS, "--json").output)
+    assert (report["solver"], report["device"], report["flow_value"]) == ("auto", "cpu", 23)
+    assert report["winner"] in ("hipr", "hpf")
+    assert report["why"] == ("no GPU is used: hipr and hpf raced on the CPU and "
+                             f"{report['winner']} answered first")
+    assert re.search(r"answered by (hipr|hpf): no GPU is used", run(CLRS).output)
+    report = json.loads(run(CLRS, "--json", "--rivals", "hipr").output)
+    assert report["winner"] == "hipr" and report["params"] == {"rivals": "hipr"}
+    for rivals, message in (("none", "name one at least"), ("hipr+nope", "'nope' cannot race"),
+                            ("hipr+cuda", "'cuda' cannot race")):
+        result = run(CLRS, "--rivals", rivals)
+        assert result.exit_code == 2 and message in result.output, result.output
 
 
 def test_an_output_on_the_input_or_on_another_output_is_refused_before_any_work(tmp_path):
@@ -213,7 +232,8 @@ def test_a_build_error_names_the_file(tmp_path):
 
 def test_only_the_phases_that_ran_are_shown(tmp_path):
     result = run(CLRS)
-    phases = [line.split()[0] for line in result.stdout.splitlines()[2:] if line[:10].strip()]
+    lines = [line for line in result.stdout.splitlines() if not line.startswith("answered by")]
+    phases = [line.split()[0] for line in lines[2:] if line[:10].strip()]
     assert phases == ["read", "build", "compile", "stage1"]
     result = run(CLRS, "--json", "--flow", str(tmp_path / "f"), "--check")
     assert list(json.loads(result.stdout)["times"]) == ["read", "build", "compile", "stage1",

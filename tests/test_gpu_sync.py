@@ -1,16 +1,20 @@
-"""gpu-sync's pieces: the residual width, the twin's global relabel and rounds against the
-sequential reverse BFS and the preflow invariants, and on a GPU (marked gpu) the kernels
-against the same invariants. The solver itself runs in test_solvers with every other."""
+"""gpu-sync's pieces: the residual width, the twin's global relabel (whole or in launches of a
+few levels) and rounds against the sequential reverse BFS and the preflow invariants, and on
+a GPU (marked gpu) the kernels against the same invariants; the launch windows, and the
+engine alone or raced by its rivals. The solver also runs in test_solvers with every other."""
 
 import numpy as np
 import pytest
 
 from maxflow_cli import generators, kernels
+from maxflow_cli.check import check_answer
 from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.gpu_sync import SyncKernels, residual_type
 from maxflow_cli.network import Network
 from maxflow_cli.pushrelabel.relabel import initialize_preflow
+from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
+from maxflow_cli.solvers.gpu_sync import UNLIMITED, WINDOW_SECONDS, Window
 from maxflow_cli.steps import reverse_bfs
 
 DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
@@ -30,13 +34,22 @@ def test_residuals_are_32_bit_only_where_every_residual_fits():
     assert residual_type(large) == np.int64
 
 
+@pytest.mark.parametrize("max_levels", [1, 3, 1 << 30])
 @pytest.mark.parametrize("kind", DEVICES)
-def test_global_relabel_gives_exact_distances_and_lists_the_active(kind):
+def test_global_relabel_gives_exact_distances_and_lists_the_active(kind, max_levels):
     graph = build_residual(generators.make("washington-rlg", rows=8, levels=16, cap=100, seed=2))
     device, res, excess = _open(kind, graph)
+    label = np.empty(graph.n, np.int32)
+    launches = 0
     try:
-        stats = device.global_relabel()
+        stats = device.global_relabel(max_levels)
+        launches += 1
+        while stats[gpu_sync_cpu.BFS_OPEN]:
+            assert stats[gpu_sync_cpu.BFS_LEVELS] == launches * max_levels
+            stats = device.global_relabel(max_levels)
+            launches += 1
         device.download(res, excess)
+        device.device.download("label", label)
     finally:
         device.close()
     expected = np.empty(graph.n, np.int32)
@@ -45,7 +58,11 @@ def test_global_relabel_gives_exact_distances_and_lists_the_active(kind):
     active = [v for v in range(graph.n) if v not in (graph.source, graph.sink)
               and expected[v] < graph.n and excess[v] > 0]
     assert stats[gpu_sync_cpu.ACTIVE] == len(active) > 0
-    assert stats[gpu_sync_cpu.BFS_LEVELS] == expected[expected < graph.n].max() + 1
+    levels = expected[expected < graph.n].max() + 1
+    assert stats[gpu_sync_cpu.BFS_LEVELS] == levels
+    assert launches == -(-levels // max_levels)
+    expected[graph.source] = graph.n
+    np.testing.assert_array_equal(label, expected)
 
 
 @pytest.mark.parametrize("kind", DEVICES)
@@ -54,7 +71,7 @@ def test_rounds_keep_a_preflow_and_stop_at_the_work_budget(kind):
     device, res, excess = _open(kind, graph)
     total = -int(excess[graph.source])
     try:
-        device.global_relabel()
+        device.global_relabel(1 << 30)
         stats = device.rounds(12, 1, 1000)  # a budget of 1: one round
         device.download(res, excess)
     finally:
@@ -66,3 +83,37 @@ def test_rounds_keep_a_preflow_and_stop_at_the_work_budget(kind):
     assert (excess[others] >= 0).all() and (res >= 0).all()
     assert excess[others].sum() == total
     np.testing.assert_array_equal(res + res[graph.rev], graph.cap + graph.cap[graph.rev])
+
+
+def test_a_window_runs_about_its_seconds_of_steps_once_timed():
+    window = Window(polled=True)
+    assert window.steps == 16
+    window.ran(100, 0.01)  # 10 k steps a second
+    assert window.steps == int(100 * WINDOW_SECONDS / 0.01)
+    window.ran(1, 10.0)
+    assert window.steps == 1
+    window.ran(0, 0.0)  # nothing ran: keep the estimate
+    assert window.steps == 1
+    assert Window(polled=False).steps == UNLIMITED
+
+
+@pytest.mark.parametrize("kind", DEVICES)
+@pytest.mark.parametrize("rivals", ["none", "hipr", "hipr+hpf"])
+def test_the_engine_alone_or_raced_answers_the_maximum_flow(kind, rivals):
+    if kind == "gpu" and kernels.gpu_unavailable():
+        pytest.skip(kernels.gpu_unavailable())
+    graph = build_residual(generators.make("washington-rlg", rows=8, levels=16, cap=100, seed=2))
+    spec = get_solver("gpu-sync")
+    options = spec.resolve(SolveOptions(want_flow=True, device=kind, params={"rivals": rivals}))
+    result = spec.solve(graph, options)
+    expected = get_solver("hipr").solve(graph, get_solver("hipr").resolve(SolveOptions()))
+    assert result.flow_value == expected.flow_value and result.is_flow
+    assert check_answer(graph, result).ok
+    if rivals == "none":
+        assert (result.winner, result.why) == ("", "")
+        assert result.counters["rounds"] > 0 and result.trace
+    else:
+        assert result.winner in ("gpu-sync",) + tuple(rivals.split("+"))
+        engine = f"gpu-sync's engine (on the {kind})"
+        assert result.why.startswith(
+            f"{engine if result.winner == 'gpu-sync' else result.winner} answered before ")

@@ -54,7 +54,8 @@ def test_phase_one_lifts_the_source_side_of_a_minimum_cut(path, expected):
     graph = build_residual(read_network(str(path))[0])
     res, excess = graph.initial_residuals(), np.zeros(graph.n, np.int64)
     label = hpf_phase_one(graph.first, graph.head, graph.rev, graph.cap, res, excess,
-                          graph.source, graph.sink, np.zeros(len(COUNTER_NAMES), np.int64))
+                          graph.source, graph.sink, np.zeros(len(COUNTER_NAMES), np.int64),
+                          np.zeros(1, np.uint8))
     side = label == graph.n
     side[graph.source], side[graph.sink] = True, False
     network = graph.network

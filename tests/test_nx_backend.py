@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 nx = pytest.importorskip("networkx")
 
+from maxflow_cli.kernels.devices import gpu_unavailable  # noqa: E402
 from maxflow_cli.nx_backend import FlowGraph  # noqa: E402  (needs networkx)
 
 
@@ -128,3 +129,23 @@ def test_networkx_errors_are_kept():
     assert "the maxflow backend takes no cutoff" in str(raised.value.__cause__)
     with pytest.raises(NotImplementedError):
         nx.maximum_flow_value(nx.MultiDiGraph([("s", "t")]), "s", "t", backend="maxflow")
+
+
+@pytest.mark.gpu
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=graphs())
+def test_gpu_backend_agrees_with_networkx(case):
+    if gpu_unavailable():
+        pytest.skip(gpu_unavailable())
+    graph, s, t = case
+    try:
+        expected = nx.maximum_flow_value(graph, s, t)
+    except nx.NetworkXUnbounded:
+        return
+    value, flow_dict = nx.maximum_flow(graph, s, t, backend="maxflow", flow_func="gpu-sync",
+                                       device="gpu", params={"rivals": "none"})
+    assert value == expected
+    assert_valid_flow(graph, s, t, value, flow_dict)
+    cut_value, (reachable, non_reachable) = nx.minimum_cut(graph, s, t, backend="maxflow",
+                                                           device="gpu")
+    assert cut_value == expected == cut_capacity(graph, reachable, non_reachable)

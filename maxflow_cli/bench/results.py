@@ -143,6 +143,7 @@ def document(run: BenchRun, suite: str | None, env: dict) -> dict:
             "flow_value": cell.flow_value, "mismatch": cell.mismatch, "failure": cell.failure,
             "peak_host_bytes": cell.peak_host_bytes, "peak_gpu_bytes": cell.peak_gpu_bytes,
             "phases": cell.phases, "counters": cell.counters, "trace": cell.trace,
+            "winners": cell.winners,
         })
     return {
         "schema": SCHEMA,

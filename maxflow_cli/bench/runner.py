@@ -151,6 +151,8 @@ class Cell:
     failure: str | None = None  # why an external program gave no answer
     peak_host_bytes: int | None = None  # the largest over the measured runs (module docstring)
     peak_gpu_bytes: int | None = None  # None: no GPU memory held
+    # where solvers race (auto, gpu-sync): how many measured runs each one answered
+    winners: dict[str, int] = field(default_factory=dict)
 
     @cached_property
     def stats(self) -> Stats:
@@ -237,6 +239,7 @@ class _Tally:
         # the first run's result (the baseline's is certified)
         self.first: SolveResult | None = None
         self.walls, self.times, self.counters, self.wrong = [], [], [], []
+        self.winners: dict[str, int] = {}
         self.runs, self.spent, self.expected, self.failure = 0, 0.0, None, None
         self.peaks: dict[str, int] = {}  # peak_host_bytes, peak_gpu_bytes: over measured runs
 
@@ -276,6 +279,8 @@ class _Tally:
             self.walls.append(wall)
             self.times.append(result.times)
             self.counters.append(result.counters)
+            if getattr(result, "winner", ""):
+                self.winners[result.winner] = self.winners.get(result.winner, 0) + 1
             for key, value in peaks.items():
                 if value is not None:
                     self.peaks[key] = max(value, self.peaks.get(key, 0))
@@ -295,7 +300,7 @@ class _Tally:
                     {name: int(round(value)) for name, value in _medians(self.counters).items()},
                     getattr(self.first, "trace", []), mismatch, self.failure,
                     None if self.failure else self.peaks.get("peak_host_bytes"),
-                    None if self.failure else self.peaks.get("peak_gpu_bytes"))
+                    None if self.failure else self.peaks.get("peak_gpu_bytes"), self.winners)
 
 
 def _schedule(tallies: list[_Tally], settings: Settings):

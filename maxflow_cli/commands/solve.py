@@ -150,6 +150,8 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     if certificate is not None and run_check:
         report["check"] = {"ok": certificate.ok, "problems": certificate.problems,
                            "cut_capacity": certificate.cut_capacity}
+    if result.winner:
+        report |= {"winner": result.winner, "why": result.why}
     if result.trace:
         report["trace"] = result.trace
     if as_json:
@@ -176,6 +178,9 @@ def _print_report(report: dict, stream) -> None:
     console = Console(file=stream)
     console.print(f"[bold]flow value[/bold] {report['flow_value']}   "
                   f"({report['solver']} on {report['device']}, n={report['n']}, m={report['m']})")
+    if "winner" in report:
+        console.print(f"answered by [bold]{report['winner']}[/bold]: {report['why']}",
+                      soft_wrap=True)
     table = Table(show_header=True, header_style="bold", box=None)
     table.add_column("phase")
     table.add_column("seconds", justify="right")

@@ -346,9 +346,9 @@ def _process_root(root, graph, res, excess, labels, tree, out, buckets, source, 
 
 
 @numba.njit(cache=True, _nrt=False)
-def _phase_one(graph, res, excess, labels, tree, out, buckets, source, sink, counters):
+def _phase_one(graph, res, excess, labels, tree, out, buckets, source, sink, counters, stop):
     """The main loop of phase 1, on the initial forest: strong roots processed, highest
-    label first, until none is left.
+    label first, until none is left or stop[0] is set.
 
     Compiled without Numba's reference counting (as Numba's own sort and string kernels
     are): it allocates nothing, and the counting of the arrays that its inlined helpers bind
@@ -356,7 +356,7 @@ def _phase_one(graph, res, excess, labels, tree, out, buckets, source, sink, cou
     label = labels[0]
     n = label.shape[0]
     highest = 1
-    while True:
+    while not stop[0]:
         root, highest = _next_strong_root(highest, graph[0], labels, tree, buckets, counters)
         if root == n:
             return
@@ -384,10 +384,11 @@ def _settle_deficits(first, head, rev, cap, res, excess, source, sink):
     excess[sink] = inflow
 
 
-@numba.njit(cache=True)
-def hpf_phase_one(first, head, rev, cap, res, excess, source, sink, counters):
+@numba.njit(cache=True, nogil=True)
+def hpf_phase_one(first, head, rev, cap, res, excess, source, sink, counters, stop):
     """Phase 1 on residuals `res` (the capacities) and excesses `excess` (zeros), both updated
-    in place to a maximum preflow. Returns the labels: n on the minimum cut's source side."""
+    in place to a maximum preflow, unless stop[0] is set before it ends. Returns the labels:
+    n on the minimum cut's source side."""
     n = excess.shape[0]
     graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), cap)
     label = np.empty(n, np.int32)
@@ -398,16 +399,17 @@ def hpf_phase_one(first, head, rev, cap, res, excess, source, sink, counters):
     buckets = (np.empty(n + 1, np.uint32), np.empty(n + 1, np.uint32), np.empty(n, np.uint32))
     _saturate_terminal_arcs(first, head, rev, res, excess, source, sink)
     _initial_forest(first, excess, labels, out, buckets, source, sink)
-    _phase_one(graph, res, excess, labels, tree, out, buckets, source, sink, counters)
+    _phase_one(graph, res, excess, labels, tree, out, buckets, source, sink, counters, stop)
     _settle_deficits(first, head, rev, cap, res, excess, source, sink)
     return label
 
 
-def hpf_preflow(graph: ResidualGraph, res: np.ndarray) -> tuple[np.ndarray, dict]:
+def hpf_preflow(graph: ResidualGraph, res: np.ndarray, stop=None) -> tuple[np.ndarray, dict]:
     """Phase 1 on `graph`, `res` updated in place to a maximum preflow (its sink excess the
-    maximum flow value). Returns the excesses and the counters."""
+    maximum flow value), unless `stop` (a flag array) is set first. Returns the excesses and
+    the counters."""
     excess = np.zeros(graph.n, np.int64)
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
     hpf_phase_one(graph.first, graph.head, graph.rev, graph.cap, res, excess, graph.source,
-                  graph.sink, counters)
+                  graph.sink, counters, np.zeros(1, np.uint8) if stop is None else stop)
     return excess, dict(zip(COUNTER_NAMES, counters.tolist()))

@@ -26,6 +26,7 @@ COUNTER_NAMES = ("pushes", "relabels", "global_updates", "gaps", "gap_vertices",
 
 DONE = 0
 STOPPED_AT_GLOBAL_UPDATE = 1
+STOPPED = 2  # told to (a race's loser)
 
 
 @numba.njit(cache=True)
@@ -36,7 +37,7 @@ def hipr_labels(label, source, sink):
     label[source] = label.shape[0]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def hipr_initialize(first, head, rev, res, excess, label, source, sink):
     """hi_pr's init(): saturate the source arcs; hi_pr's labels."""
     saturate_source_arcs(first, head, rev, res, excess, source)
@@ -178,7 +179,7 @@ def _widened(a_min, a_max, d_max, level):
 @numba.njit(cache=True)
 def _stage_one(first, head, rev, res, excess, label, current, first_active, first_inactive,
                b_next, b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
-               counters, parallel_gap, gaps_above, seeded_from, work_budget):
+               counters, parallel_gap, gaps_above, seeded_from, work_budget, stop):
     """hi_pr's stageOne(), discharge() written out, on unsigned views (see hipr_stage_one)."""
     n = label.shape[0]
     threshold = alpha * n + head.shape[0] // 2  # alpha * n + m
@@ -186,6 +187,8 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
                                          first_inactive, b_next, b_prev)
     work = 0
     while a_max >= a_min:
+        if stop[0]:
+            return STOPPED
         i = first_active[a_max]
         if i == n:
             a_max -= 1
@@ -248,10 +251,10 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
     return DONE
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency, alpha, beta,
                    stop_at_global_update, counters, parallel_gap=False, gaps_above=0,
-                   seeded_from=-1, work_budget=-1):
+                   seeded_from=-1, work_budget=-1, stop=None):
     """hi_pr's stageOne() main loop on the given valid preflow state.
 
     Starts from the labels it is given (buckets are rebuilt from them). Returns DONE when no
@@ -268,7 +271,8 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     there on are fixed: never discharged nor relabeled (their excess must stay below 0), and
     each global update starts its BFS from them at their labels as well as from the sink (an
     `mpi` part's ghosts, at their owners' labels). With `work_budget` (>= 0), it also stops
-    (STOPPED_AT_GLOBAL_UPDATE) at a global update once counters[WORK] has reached it.
+    (STOPPED_AT_GLOBAL_UPDATE) at a global update once counters[WORK] has reached it. With
+    `stop` (a flag array), it returns STOPPED before the next discharge once stop[0] is set.
 
     hi_pr's discharge() is written out in _stage_one's loop, and so are its stores to the
     buckets: Numba inlines a function by binding its array arguments anew, and the reference
@@ -287,11 +291,15 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     first_inactive = np.empty(n + 1, np.uint32)
     b_next = np.empty(n + 1, np.uint32)
     b_prev = np.empty(n + 1, np.uint32)
+    if stop is None:
+        flag = np.zeros(1, np.uint8)
+    else:
+        flag = stop
     return _stage_one(first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), res,
                       excess, label.view(np.uint32), current, first_active, first_inactive,
                       b_next, b_prev, source, sink, frequency, alpha, beta,
                       stop_at_global_update, counters, parallel_gap, gaps_above,
-                      n if seeded_from < 0 else seeded_from, work_budget)
+                      n if seeded_from < 0 else seeded_from, work_budget, flag)
 
 
 @numba.njit(cache=True)
@@ -343,7 +351,7 @@ def _cancel_cycle(i, j, a, head, rev, res, current, color):
     return restart
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
     """hi_pr's stageTwo(): turn a maximum preflow into a maximum flow.
 
@@ -405,12 +413,12 @@ def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
         _return_excess(bottom, first, head, rev, res, cap, excess)
 
 
-def hipr_preflow(graph: ResidualGraph, res: np.ndarray, params: dict,
+def hipr_preflow(graph: ResidualGraph, res: np.ndarray, params: dict, stop=None,
                  exact_labels: bool = False) -> tuple[np.ndarray, dict]:
     """hi_pr's init() and stage 1 on `graph`, `res` updated in place (hipr, hipr-forward);
     with `exact_labels`, the labels start as the distances to the sink (a reverse BFS,
-    counted as a global update) instead of hi_pr's 1. Returns the excesses and the
-    counters."""
+    counted as a global update) instead of hi_pr's 1; `stop` as hipr_stage_one's. Returns
+    the excesses and the counters."""
     excess = np.zeros(graph.n, np.int64)
     label = np.empty(graph.n, np.int32)
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
@@ -422,7 +430,7 @@ def hipr_preflow(graph: ResidualGraph, res: np.ndarray, params: dict,
         counters[GLOBAL_UPDATES] += 1
     hipr_stage_one(*arrays, res, excess, label, graph.source, graph.sink,
                    params["global_update_frequency"], params["alpha"], params["beta"], False,
-                   counters)
+                   counters, stop=stop)
     return excess, dict(zip(COUNTER_NAMES, counters.tolist()))
 
 
@@ -436,14 +444,15 @@ def timed_stage_two(graph: ResidualGraph, res: np.ndarray, excess: np.ndarray,
 
 
 def solve_by_preflow(name: str, preflow, graph: ResidualGraph, options) -> SolveResult:
-    """A solver whose stage 1 is ``preflow(graph, res, params)`` -> (excess, counters): a
-    maximum preflow in fresh residuals, timed; then hi_pr's stage 2 when a flow is asked for."""
+    """A solver whose stage 1 is ``preflow(graph, res, params, stop)`` -> (excess, counters):
+    a maximum preflow in fresh residuals, timed; then hi_pr's stage 2 when a flow is asked for
+    (unless options.stop was set: the answer is then dropped)."""
     res = graph.initial_residuals()
     started = time.perf_counter()
-    excess, counters = preflow(graph, res, options.params)
+    excess, counters = preflow(graph, res, options.params, options.stop)
     times = {"stage1": time.perf_counter() - started}
     flow_value = int(excess[graph.sink])
-    if options.want_flow:
+    if options.want_flow and not (options.stop is not None and options.stop[0]):
         timed_stage_two(graph, res, excess, times)
     return SolveResult(name, flow_value, res, options.want_flow, times, counters)
 

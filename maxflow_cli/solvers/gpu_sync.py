@@ -14,6 +14,7 @@ the kernels' Numba twins run the same loop on CPU threads.
 """
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -22,46 +23,128 @@ from maxflow_cli.kernels.declarations import SYNC_COUNTS
 from maxflow_cli.kernels.gpu_sync import SyncKernels, residual_type
 from maxflow_cli.pushrelabel.highest_label import timed_stage_two
 from maxflow_cli.pushrelabel.relabel import initialize_preflow
-from maxflow_cli.registry import Parameter, SolveOptions, register_with_kernels
+from maxflow_cli.race import NO_RIVALS, RIVALS, Race, entrants, joined
+from maxflow_cli.registry import (
+    Parameter,
+    SolveOptions,
+    compile_on_tiny_graph,
+    register_with_kernels,
+)
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 
-MAX_ROUNDS = 1 << 20  # rounds per launch: the host looks at the stats at least this often
+UNLIMITED = 1 << 30  # levels or rounds a launch may run where nobody polls between launches
+# Launch lengths while rivals race: long enough that a launch and its stats read-back cost
+# next to nothing, short enough that a rival's answer waits at most about this long.
+WINDOW_SECONDS = 0.002
+
+
+class Window:
+    """How many steps (BFS levels, rounds) the next launch runs: the steps that took about
+    WINDOW_SECONDS in the last launch (at least 1), or UNLIMITED where nobody polls."""
+
+    def __init__(self, polled: bool):
+        self.steps = 16 if polled else UNLIMITED
+        self._polled = polled
+
+    def ran(self, steps: int, seconds: float) -> None:
+        if self._polled and steps > 0:
+            self.steps = max(1, min(UNLIMITED, int(steps * WINDOW_SECONDS / max(seconds, 1e-6))))
+
+
+class Engine:
+    """gpu-sync's GPU loop on one device. ``run(poll)`` calls ``poll()`` between launches (a
+    rival's answer, or None) and stops at the first answer it gives (kept as ``answer``)."""
+
+    def __init__(self, graph: ResidualGraph, options: SolveOptions, polled: bool):
+        params = options.params
+        self.params = params
+        self.res, self.excess, _, _ = initialize_preflow(graph, res_type=residual_type(graph))
+        frequency = params["global_update_frequency"]
+        self.budget = int((params["alpha"] * graph.n + graph.m) / frequency) \
+            if frequency > 0 else 2**62
+        self.device = SyncKernels(options.device, graph, self.res, self.excess,
+                                  params["group_size"])
+        self.levels, self.rounds = Window(polled), Window(polled)
+        self.trace: list[dict] = []
+        self.answer: SolveResult | None = None
+
+    def run(self, poll) -> np.ndarray | None:
+        """Global relabels and rounds until a global relabel finds no active vertex: the
+        stats then; None where a rival answered first."""
+        stats = self._global_relabel(poll)
+        while stats is not None and stats[gpu_sync_cpu.ACTIVE] > 0:
+            stats = self._launch(self.rounds, gpu_sync_cpu.ROUND, self.device.rounds,
+                                 self.params["beta"], self.budget)
+            if self._answered(poll):
+                return None
+            if stats[gpu_sync_cpu.ACTIVE] == 0 or stats[gpu_sync_cpu.STOP]:
+                stats = self._global_relabel(poll)
+        return stats
+
+    def _global_relabel(self, poll) -> np.ndarray | None:
+        """One global relabel, in launches of a window's levels; None where a rival answered
+        in between."""
+        while True:
+            stats = self._launch(self.levels, gpu_sync_cpu.BFS_LEVELS,
+                                 self.device.global_relabel)
+            if not stats[gpu_sync_cpu.BFS_OPEN]:
+                self.trace.append({"global_relabel": len(self.trace) + 1,
+                                   "rounds": int(stats[gpu_sync_cpu.ROUND]),
+                                   "active": int(stats[gpu_sync_cpu.ACTIVE])})
+                return stats
+            if self._answered(poll):
+                return None
+
+    def _answered(self, poll) -> bool:
+        self.answer = poll()
+        return self.answer is not None
+
+    def _launch(self, window: Window, slot: int, launch, *arguments) -> np.ndarray:
+        before = int(self.device.stats[slot])
+        started = time.perf_counter()
+        stats = launch(*arguments, window.steps)
+        window.ran(int(stats[slot]) - before, time.perf_counter() - started)
+        return stats
 
 
 def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
-    """Global relabel, then rounds and global relabels until a global relabel finds no
-    active vertex."""
-    params = options.params
+    """The GPU engine, raced by its rivals on the CPU where there are some: the first answer
+    wins."""
     started = time.perf_counter()
-    res, excess, _, _ = initialize_preflow(graph, res_type=residual_type(graph))
-    frequency = params["global_update_frequency"]
-    budget = int((params["alpha"] * graph.n + graph.m) / frequency) if frequency > 0 \
-        else 2**62
-    device = SyncKernels(options.device, graph, res, excess, params["group_size"])
-    try:
-        relabels = 1
-        stats = device.global_relabel()
-        trace = [{"global_relabel": relabels, "active": int(stats[gpu_sync_cpu.ACTIVE])}]
-        while stats[gpu_sync_cpu.ACTIVE] > 0:
-            stats = device.rounds(params["beta"], budget, MAX_ROUNDS)
-            if stats[gpu_sync_cpu.ACTIVE] == 0 or stats[gpu_sync_cpu.STOP]:
-                relabels += 1
-                stats = device.global_relabel()
-                trace.append({"global_relabel": relabels,
-                              "rounds": int(stats[gpu_sync_cpu.ROUND]),
-                              "active": int(stats[gpu_sync_cpu.ACTIVE])})
-        device.download(res, excess)
-        times = {"stage1": time.perf_counter() - started} | device.seconds
-    finally:
-        device.close()
-    flow_value = int(excess[graph.sink])
-    res = res.astype(np.int64)
+    rivals = entrants(options.params["rivals"], options.want_flow)
+    with Race(rivals, graph) as race:
+        engine = Engine(graph, options, polled=bool(rivals))
+        try:
+            stats = engine.run(race.winner)
+            if stats is not None:
+                engine.device.download(engine.res, engine.excess)
+        finally:
+            engine.device.close()
+    seconds = time.perf_counter() - started
+    where = f"gpu-sync's engine (on the {options.device})"
+    if stats is None:
+        answer = engine.answer
+        return replace(answer, solver="gpu-sync", trace=engine.trace, winner=answer.solver,
+                       why=f"{answer.solver} answered before {where} and the other rivals")
+    times = {"stage1": seconds} | engine.device.seconds
+    flow_value = int(engine.excess[graph.sink])
+    res = engine.res.astype(np.int64)
     if options.want_flow:
-        timed_stage_two(graph, res, excess, times)
-    counters = SYNC_COUNTS.read(stats) | {"global_relabels": relabels}
-    return SolveResult("gpu-sync", flow_value, res, options.want_flow, times,
-                       counters, trace)
+        timed_stage_two(graph, res, engine.excess, times)
+    counters = SYNC_COUNTS.read(stats) | {"global_relabels": len(engine.trace)}
+    why = f"{where} answered before {joined(rivals)} on the CPU" if rivals else ""
+    return SolveResult("gpu-sync", flow_value, res, options.want_flow, times, counters,
+                       engine.trace, winner="gpu-sync" if rivals else "", why=why)
+
+
+def prepare_gpu_sync(options: SolveOptions) -> float:
+    """Compile the engine on a tiny graph, then each rival: the seconds it took."""
+    engine_only = SolveOptions(options.want_flow, options.device,
+                               options.params | {"rivals": NO_RIVALS})
+    seconds = compile_on_tiny_graph(solve_gpu_sync, engine_only)
+    return seconds + sum(spec.prepare(rival) for spec, rival in
+                         entrants(options.params["rivals"], options.want_flow))
 
 
 register_with_kernels(
@@ -78,4 +161,5 @@ register_with_kernels(
         Parameter("group_size", int, 0, "lanes that discharge a vertex together, a "
                   "power of two up to 32 (0: the mean degree's, rounded up)", minimum=0,
                   maximum=32),
-    ))
+        RIVALS,
+    ), prepare=prepare_gpu_sync)

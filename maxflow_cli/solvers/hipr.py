@@ -15,4 +15,4 @@ def solve_hipr(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
 register_compiled(
     "hipr", "sequential highest-label push-relabel with global and gap relabeling",
     "Goldberg & Cherkassky, hi_pr 3.x (the reference in every seed's tables)", solve_hipr,
-    HIPR_PARAMETERS)
+    HIPR_PARAMETERS, stoppable=True)

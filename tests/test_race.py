@@ -1,0 +1,95 @@
+"""The race: rivals on threads, the first good answer taken, the others told to stop,
+failures passed over; real rivals stop when told; and the rivals' names checked."""
+
+import threading
+import time
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from maxflow_cli import generators
+from maxflow_cli.errors import MaxflowError, ParameterError
+from maxflow_cli.network import Network
+from maxflow_cli.race import Race, entrants, rival_names, rival_solvers
+from maxflow_cli.registry import SolveOptions, get_solver
+from maxflow_cli.residual import build_residual
+from maxflow_cli.result import SolveResult
+
+GRAPH = build_residual(Network.from_arcs(4, 0, 3, [(0, 1, 3), (1, 2, 2), (2, 3, 5), (0, 2, 1),
+                                                   (1, 3, 1)]))
+
+
+def _rival(name, seconds=0.0, fails=False, stopped=None):
+    """A rival that answers 7 with residuals all `len(name)` after `seconds` (or fails),
+    looking at options.stop every millisecond; `stopped` is set if it was told to stop."""
+    def solve(graph, options):
+        ends = time.perf_counter() + seconds
+        while time.perf_counter() < ends:
+            if options.stop[0]:
+                stopped.set()
+                return None
+            time.sleep(0.001)
+        if fails:
+            raise RuntimeError("no")
+        res = np.full(graph.cap.shape[0], len(name), np.int64)
+        return SolveResult(name, 7, res, False, {"stage1": seconds}, {"steps": 1})
+    return SimpleNamespace(name=name, solve=solve), SolveOptions()
+
+
+def test_the_first_answer_wins_and_the_others_are_stopped():
+    stopped = threading.Event()
+    started = time.perf_counter()
+    with Race([_rival("slow", 30, stopped=stopped), _rival("quick", 0.05)], GRAPH) as race:
+        answer = race.first()
+    assert time.perf_counter() - started < 10
+    assert (answer.solver, answer.flow_value, answer.counters) == ("quick", 7, {"steps": 1})
+    assert answer.res.tolist() == [5] * GRAPH.cap.shape[0]
+    assert 0.05 <= answer.times["stage1"] < 10 and list(answer.times) == ["stage1"]
+    assert stopped.wait(5)
+
+
+def test_a_failed_rival_is_passed_over():
+    with Race([_rival("broken", fails=True), _rival("late", 0.2)], GRAPH) as race:
+        assert race.first().solver == "late"
+    with Race([_rival("broken", fails=True)], GRAPH) as race:
+        with pytest.raises(MaxflowError, match="every solver of the race failed"):
+            race.first()
+
+
+def test_winner_looks_without_waiting():
+    stopped = threading.Event()
+    with Race([_rival("slow", 30, stopped=stopped)], GRAPH) as race:
+        started = time.perf_counter()
+        assert race.winner() is None
+        assert time.perf_counter() - started < 1
+    assert stopped.wait(5)
+
+
+def test_real_rivals_answer_the_maximum_flow():
+    with Race(entrants("hipr+hpf", True), GRAPH) as race:
+        answer = race.first()
+    assert answer.solver in ("hipr", "hpf") and answer.flow_value == 4 and answer.is_flow
+    assert set(answer.times) == {"stage1", "stage2"}
+
+
+@pytest.mark.parametrize("name", ["hipr", "hpf"])
+def test_a_rival_stops_when_told(name):
+    """Told to stop before it starts, a rival returns at its first look, without stage 2:
+    its flow value (what reached the sink so far) falls short of the maximum."""
+    graph = build_residual(generators.make("genrmf", a=6, b=8, seed=1))
+    spec = get_solver(name)
+    whole = spec.solve(graph, spec.resolve(SolveOptions(want_flow=True)))
+    stop = np.ones(1, np.uint8)
+    cut_short = spec.solve(graph, spec.resolve(SolveOptions(want_flow=True, stop=stop)))
+    assert cut_short.flow_value < whole.flow_value and "stage2" not in cut_short.times
+
+
+def test_rival_names():
+    assert rival_names("none") == ()
+    assert rival_names("hipr+hpf") == ("hipr", "hpf")
+    assert set(rival_solvers()) >= {"hipr", "hpf"}
+    assert not {"mpi", "gpu-sync", "auto", "lockfree"} & set(rival_solvers())
+    for text in ("hipr,hpf", "", "gpu-sync", "mpi"):
+        with pytest.raises(ParameterError, match="cannot race"):
+            rival_names(text)
