@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
+from numba import prange
 
 from maxflow_cli import memory
 from maxflow_cli.errors import ParameterError
@@ -48,60 +49,87 @@ class ResidualGraph:
 
 
 @numba.njit(cache=True)
-def _build(n, tails, heads, caps):
-    """Forward-star arrays with each vertex's arcs in the order hi_pr's parse() leaves them.
-
-    hi_pr stores input arc i in slots 2i (forward) and 2i+1 (reverse), then sorts the slots
-    by tail in place: for u = 0, 1, ..., each position of u's range holding an arc of another
-    tail t is swapped with t's next free position until an arc of u lands there. A position
-    is only ever read in its original content, so the same placement follows by chasing
-    those swaps without performing them. This order (not input order) decides which arc a
-    push or relabel meets first: hipr's operation counts equal hi_pr's only with it.
-    """
-    m = tails.shape[0]
+def _first(n, tails, heads):
+    """first[u]: where vertex u's arcs begin, from the degrees (a counting sort's offsets)."""
     first = np.zeros(n + 1, np.int32)
-    for i in range(m):
+    for i in range(tails.shape[0]):
         first[tails[i] + 1] += 1
         first[heads[i] + 1] += 1
     for u in range(n):
         first[u + 1] += first[u]
-    slot = np.empty(2 * m, np.int32)  # slot[p]: the slot (2i or 2i+1) at position p
-    for p in range(2 * m):
-        slot[p] = p
-    fill = first[:n].copy()  # next free position of each tail
+    return first
+
+
+@numba.njit(cache=True, parallel=True)
+def _slot_tails(tails, heads, where):
+    """where[k]: the tail of slot k, hi_pr's layout (input arc i in slots 2i and 2i+1)."""
+    for i in prange(tails.shape[0]):
+        where[2 * i] = tails[i]
+        where[2 * i + 1] = heads[i]
+
+
+@numba.njit(cache=True)
+def _place(first, where):
+    """Turn where[k] (the tail of slot k) into the position hi_pr's parse() gives slot k.
+
+    hi_pr sorts its slots by tail in place: for u = 0, 1, ..., each position of u's range
+    holding a slot of another tail t is swapped with t's next free position until a slot of
+    u lands there. A position is only ever read in its original content, so the placement
+    follows by chasing those swaps without performing them: slot k goes to the next free
+    position q of its tail, and the slot originally at q is the next one to move. Each step
+    depends on the free positions every earlier step left, so the chase is sequential; to
+    keep one memory access on its path, `ahead` holds per vertex its next free position and
+    the tail of the slot there, read when the position is taken, off the path. This order
+    (not input order) decides which arc a push or relabel meets first: hipr's operation
+    counts equal hi_pr's only with it. `where` has one cell past the slots, so that reading
+    ahead needs no test: what it reads past t's range is never used, since every slot of t
+    has arrived by then.
+    """
+    n = first.shape[0] - 1
+    where[-1] = -1
+    ahead = np.empty((n, 2), np.int32)
+    for t in range(n):
+        ahead[t, 0], ahead[t, 1] = first[t], where[first[t]]
     for u in range(n - 1):
-        p = fill[u]
+        p = ahead[u, 0]
         while p < first[u + 1]:
-            k = p  # position p still holds its original slot
-            while True:
-                t = tails[k >> 1] if k & 1 == 0 else heads[k >> 1]
-                if t == u:
-                    slot[p] = k
-                    p += 1
-                    break
-                q = fill[t]  # k goes to t's next free position, whose slot is examined next
-                fill[t] += 1
-                slot[q] = k
-                k = q
-        fill[u] = p
-    position = np.empty(2 * m, np.int32)
-    for p in range(2 * m):
-        position[slot[p]] = p
-    head = np.empty(2 * m, np.int32)
-    rev = np.empty(2 * m, np.int32)
-    cap = np.empty(2 * m, np.int64)
+            k = p  # a cycle of the placement starts at p and ends with a slot of u
+            t = where[k]
+            while t != u:
+                q, following = ahead[t, 0], ahead[t, 1]
+                ahead[t, 0], ahead[t, 1] = q + 1, where[q + 1]
+                where[k] = q
+                k, t = q, following
+            where[k] = p
+            p += 1
+        ahead[u, 0] = p
+    for k in range(ahead[n - 1, 0], first[n]):  # the last vertex's slots that stay put
+        where[k] = k
+
+
+@numba.njit(cache=True, parallel=True)
+def _pair(where, tails, heads, caps, head, rev, cap, arc_of_input):
+    """Fill the arrays from each input arc's two positions, all input arcs in parallel."""
+    for i in prange(tails.shape[0]):
+        forward, backward = where[2 * i], where[2 * i + 1]
+        head[forward], cap[forward], rev[forward] = heads[i], caps[i], backward
+        head[backward], cap[backward], rev[backward] = tails[i], 0, forward
+        arc_of_input[i] = forward
+
+
+def _build(n, tails, heads, caps):
+    """Forward-star arrays with each vertex's arcs where hi_pr's parse() puts them (_place):
+    a counting sort by tail whose offsets come from the degrees, then the reverse-arc
+    pairing in parallel."""
+    m = tails.shape[0]
+    first = _first(n, tails, heads)
+    where = np.empty(2 * m + 1, np.int32)
+    _slot_tails(tails, heads, where)
+    _place(first, where)
+    head, rev, cap = np.empty(2 * m, np.int32), np.empty(2 * m, np.int32), \
+        np.empty(2 * m, np.int64)
     arc_of_input = np.empty(m, np.int32)
-    for p in range(2 * m):
-        k = slot[p]
-        i = k >> 1
-        rev[p] = position[k ^ 1]
-        if k & 1 == 0:
-            head[p] = heads[i]
-            cap[p] = caps[i]
-            arc_of_input[i] = p
-        else:
-            head[p] = tails[i]
-            cap[p] = 0
+    _pair(where, tails, heads, caps, head, rev, cap, arc_of_input)
     return first, head, rev, cap, arc_of_input
 
 
