@@ -4,7 +4,9 @@ Forward-star arrays, structure of arrays, the same buffers for Numba and PyCUDA:
 of vertex u are ``first[u] .. first[u+1]-1``; arc a goes to ``head[a]``, its paired reverse
 arc is ``rev[a]``, ``cap[a]`` is its original capacity (0 for the reverse arc of an input
 arc). Every input arc i gives the pair u->v (cap c) and v->u (cap 0); ``arc_of_input[i]`` is
-the forward one. Within a vertex, arcs lie where hi_pr's parser puts them (see _build).
+the forward one. Within a vertex, arcs lie where hi_pr's parser puts them (see _place).
+The graph holds no copy of the network it was built from: ``network`` gathers it back, in
+input order, when asked, so that the input arrays can be freed once the graph is built.
 Solver state lives outside: residuals ``res`` (int64[2m]), ``excess`` (int64[n]) and
 ``label`` (int32[n]).
 """
@@ -32,12 +34,18 @@ class ResidualGraph:
     rev: np.ndarray  # int32[2m]
     cap: np.ndarray  # int64[2m]
     arc_of_input: np.ndarray  # int32[m]
-    network: Network
 
     @property
     def m(self) -> int:
         """Number of input arcs (residual arcs: 2m)."""
-        return self.network.m
+        return int(self.arc_of_input.shape[0])
+
+    @property
+    def network(self) -> Network:
+        """The network the graph was built from, arcs in input order, gathered anew (16 bytes
+        an arc) at each call."""
+        tails, heads, caps = _input_arcs(self.head, self.rev, self.cap, self.arc_of_input)
+        return Network(self.n, self.source, self.sink, tails, heads, caps)
 
     def initial_residuals(self) -> np.ndarray:
         return self.cap.copy()
@@ -133,6 +141,17 @@ def _build(n, tails, heads, caps):
     return first, head, rev, cap, arc_of_input
 
 
+@numba.njit(cache=True, parallel=True)
+def _input_arcs(head, rev, cap, arc_of_input):
+    """Each input arc's tail, head and capacity, from its forward arc and the paired one."""
+    m = arc_of_input.shape[0]
+    tails, heads, caps = np.empty(m, np.int32), np.empty(m, np.int32), np.empty(m, np.int64)
+    for i in prange(m):
+        forward = arc_of_input[i]
+        tails[i], heads[i], caps[i] = head[rev[forward]], head[forward], cap[forward]
+    return tails, heads, caps
+
+
 @numba.njit(cache=True)
 def _source_total_overflows(source, tails, heads, caps, limit):
     """Whether the capacities leaving the source (self-loops aside) sum to more than limit."""
@@ -174,5 +193,4 @@ def build_residual(network: Network) -> ResidualGraph:
             "the capacities leaving the source sum past 2^63-1: flow values would overflow "
             "64-bit integers")
     first, head, rev, cap, arc_of_input = _build(n, tails, heads, caps)
-    return ResidualGraph(n, network.source, network.sink, first, head, rev, cap, arc_of_input,
-                         network)
+    return ResidualGraph(n, network.source, network.sink, first, head, rev, cap, arc_of_input)
