@@ -141,3 +141,27 @@ class GpuTracker:
 
 GPU = GpuTracker()
 """The tracker the GPU devices report to."""
+
+
+class PhasePeaks:
+    """Where a command's peaks occur: ``after(phase)`` notes the peak resident set and the GPU
+    peak so far (both only rise); each peak occurs in the phase after which it last rose.
+    Needs no reset of the peak, so it holds where resetting fails; the host peak counts from
+    the start of the process."""
+
+    def __init__(self):
+        self.host = self.gpu = 0
+        self.host_phase = self.gpu_phase = None
+
+    def after(self, phase: str) -> None:
+        host, gpu = peak_rss(), GPU.peak
+        if host > self.host:
+            self.host, self.host_phase = host, phase
+        if gpu is not None and gpu > self.gpu:
+            self.gpu, self.gpu_phase = gpu, phase
+
+    def report(self) -> dict:
+        """peak_host_bytes, peak_host_phase, peak_gpu_bytes, peak_gpu_phase (None: no GPU)."""
+        return {"peak_host_bytes": self.host, "peak_host_phase": self.host_phase,
+                "peak_gpu_bytes": self.gpu if self.gpu_phase else None,
+                "peak_gpu_phase": self.gpu_phase}
