@@ -1,13 +1,13 @@
 """The answer certificate: proves a solver's flow value is the maximum.
 
-Computed from the original network and the final residuals alone, never from a solver's own
-excess or labels: (a) every input arc carries 0 <= flow <= capacity, and each residual pair
-sums to its capacity; (b) excess = inflow - outflow is >= 0 at every vertex but the source
-(a preflow), and 0 when a flow is claimed; the sink's excess is the flow value; (c) the source
-cannot reach the sink in the residual graph, so S = the vertices that cannot reach it holds the
-source and not the sink, and no residual arc leaves S; (d) the capacity of the cut (S, V \\ S)
-equals the flow value. A feasible preflow of value e(t) and a cut of the same capacity
-prove optimality.
+Computed from the input arcs (each one's forward arc and the paired one) and the final
+residuals alone, never from a solver's own excess or labels: (a) every input arc carries 0 <=
+flow <= capacity, and each residual pair sums to its capacity; (b) excess = inflow - outflow is
+>= 0 at every vertex but the source (a preflow), and 0 when a flow is claimed; the sink's
+excess is the flow value; (c) the source cannot reach the sink in the residual graph, so S =
+the vertices that cannot reach it holds the source and not the sink, and no residual arc leaves
+S; (d) the capacity of the cut (S, V \\ S) equals the flow value. A feasible preflow of value
+e(t) and a cut of the same capacity prove optimality.
 """
 
 from dataclasses import dataclass
@@ -34,18 +34,14 @@ def min_cut_source_side(graph: ResidualGraph, res: np.ndarray) -> np.ndarray:
 
 
 def check_answer(graph: ResidualGraph, result: SolveResult) -> Certificate:
-    network = graph.network
     res = result.res
     problems = []
-    forward = graph.arc_of_input
-    backward = graph.rev[forward]
-    flow = network.caps - res[forward]
-    if np.any(res[forward] < 0) or np.any(flow < 0):
-        problems.append(f"{int(np.sum((res[forward] < 0) | (flow < 0)))} arcs break 0 <= flow "
-                        "<= capacity")
-    if np.any(res[forward] + res[backward] != network.caps):
+    broken, unpaired, excess = _arc_checks(graph.head, graph.rev, graph.cap,
+                                           graph.arc_of_input, res, graph.n)
+    if broken:
+        problems.append(f"{broken} arcs break 0 <= flow <= capacity")
+    if unpaired:
         problems.append("residual capacities of a pair of arcs do not add up to the capacity")
-    excess = _net_inflow(graph.n, network.tails, network.heads, flow)
     others = np.ones(graph.n, bool)
     others[[graph.source, graph.sink]] = False
     if np.any(excess[others] < 0):
@@ -61,8 +57,8 @@ def check_answer(graph: ResidualGraph, result: SolveResult) -> Certificate:
     if not source_side[graph.source]:
         problems.append("the source still reaches the sink in the residual graph: the preflow "
                         "is not maximum")
-    crossing = source_side[network.tails] & ~source_side[network.heads]
-    cut_capacity = _exact_sum(network.caps[crossing])
+    high, low = _cut_sums(graph.head, graph.rev, graph.cap, graph.arc_of_input, source_side)
+    cut_capacity = (int(high) << 31) + int(low)
     if cut_capacity != result.flow_value:
         problems.append(f"the cut's capacity {cut_capacity} differs from the flow value "
                         f"{result.flow_value}")
@@ -70,17 +66,34 @@ def check_answer(graph: ResidualGraph, result: SolveResult) -> Certificate:
 
 
 @numba.njit(cache=True)
-def _net_inflow(n, tails, heads, flow):
+def _arc_checks(head, rev, cap, arc_of_input, res, n):
+    """One pass over the input arcs, read from their forward arcs and the paired ones, with no
+    array of the arcs' size: how many break 0 <= flow <= capacity, how many pairs' residuals do
+    not add up to the capacity, and each vertex's excess (inflow - outflow; self-loops carry
+    nothing)."""
     excess = np.zeros(n, np.int64)
-    for i in range(tails.shape[0]):
-        if tails[i] != heads[i]:
-            excess[heads[i]] += flow[i]
-            excess[tails[i]] -= flow[i]
-    return excess
+    broken = unpaired = 0
+    for i in range(arc_of_input.shape[0]):
+        forward = arc_of_input[i]
+        backward = rev[forward]
+        flow = cap[forward] - res[forward]
+        broken += res[forward] < 0 or flow < 0
+        unpaired += res[forward] + res[backward] != cap[forward]
+        tail, to = head[backward], head[forward]
+        if tail != to:
+            excess[to] += flow
+            excess[tail] -= flow
+    return broken, unpaired, excess
 
 
-def _exact_sum(values: np.ndarray) -> int:
-    """Sum of values in 0..2^62 as a Python int, exact for up to 2^32 of them."""
-    high = int(np.sum(values >> 31, dtype=np.int64))
-    low = int(np.sum(values & (2**31 - 1), dtype=np.int64))
-    return (high << 31) + low
+@numba.njit(cache=True)
+def _cut_sums(head, rev, cap, arc_of_input, source_side):
+    """The capacities of the input arcs from S to V \\ S, summed exactly in two int64 halves
+    (bits 31 and up, bits 0-30): capacities are at most 2^62 and at most 2^30 arcs."""
+    high = low = 0
+    for i in range(arc_of_input.shape[0]):
+        forward = arc_of_input[i]
+        if source_side[head[rev[forward]]] and not source_side[head[forward]]:
+            high += cap[forward] >> 31
+            low += cap[forward] & (2**31 - 1)
+    return high, low

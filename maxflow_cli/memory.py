@@ -16,7 +16,7 @@ NETWORK_BYTES_PER_ARC = 16
 def residual_bytes(n: int, m: int) -> int:
     """The least memory building a residual graph of the network and solving on it adds to the
     network's own: the graph's forward-star arrays (first, head, rev, cap, arc_of_input:
-    36 m + 4 n), then either the builder's transient placement arrays (16 m + 4 n) or the
+    36 m + 4 n), then either the builder's transient placement arrays (8 m + 8 n) or the
     preflow state every solver keeps (residuals, excesses, labels: 16 m + 12 n), the larger.
     Solvers add their own."""
     return 52 * m + 16 * n
@@ -141,3 +141,27 @@ class GpuTracker:
 
 GPU = GpuTracker()
 """The tracker the GPU devices report to."""
+
+
+class PhasePeaks:
+    """Where a command's peaks occur: ``after(phase)`` notes the peak resident set and the GPU
+    peak so far (both only rise); each peak occurs in the phase after which it last rose.
+    Needs no reset of the peak, so it holds where resetting fails; the host peak counts from
+    the start of the process."""
+
+    def __init__(self):
+        self.host = self.gpu = 0
+        self.host_phase = self.gpu_phase = None
+
+    def after(self, phase: str) -> None:
+        host, gpu = peak_rss(), GPU.peak
+        if host > self.host:
+            self.host, self.host_phase = host, phase
+        if gpu is not None and gpu > self.gpu:
+            self.gpu, self.gpu_phase = gpu, phase
+
+    def report(self) -> dict:
+        """peak_host_bytes, peak_host_phase, peak_gpu_bytes, peak_gpu_phase (None: no GPU)."""
+        return {"peak_host_bytes": self.host, "peak_host_phase": self.host_phase,
+                "peak_gpu_bytes": self.gpu if self.gpu_phase else None,
+                "peak_gpu_phase": self.gpu_phase}

@@ -4,7 +4,9 @@ Forward-star arrays, structure of arrays, the same buffers for Numba and PyCUDA:
 of vertex u are ``first[u] .. first[u+1]-1``; arc a goes to ``head[a]``, its paired reverse
 arc is ``rev[a]``, ``cap[a]`` is its original capacity (0 for the reverse arc of an input
 arc). Every input arc i gives the pair u->v (cap c) and v->u (cap 0); ``arc_of_input[i]`` is
-the forward one. Within a vertex, arcs lie where hi_pr's parser puts them (see _build).
+the forward one. Within a vertex, arcs lie where hi_pr's parser puts them (see _place).
+The graph holds no copy of the network it was built from: ``network`` gathers it back, in
+input order, when asked, so that the input arrays can be freed once the graph is built.
 Solver state lives outside: residuals ``res`` (int64[2m]), ``excess`` (int64[n]) and
 ``label`` (int32[n]).
 """
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
+from numba import prange
 
 from maxflow_cli import memory
 from maxflow_cli.errors import ParameterError
@@ -31,12 +34,18 @@ class ResidualGraph:
     rev: np.ndarray  # int32[2m]
     cap: np.ndarray  # int64[2m]
     arc_of_input: np.ndarray  # int32[m]
-    network: Network
 
     @property
     def m(self) -> int:
         """Number of input arcs (residual arcs: 2m)."""
-        return self.network.m
+        return int(self.arc_of_input.shape[0])
+
+    @property
+    def network(self) -> Network:
+        """The network the graph was built from, arcs in input order, gathered anew (16 bytes
+        an arc) at each call."""
+        tails, heads, caps = _input_arcs(self.head, self.rev, self.cap, self.arc_of_input)
+        return Network(self.n, self.source, self.sink, tails, heads, caps)
 
     def initial_residuals(self) -> np.ndarray:
         return self.cap.copy()
@@ -48,61 +57,99 @@ class ResidualGraph:
 
 
 @numba.njit(cache=True)
-def _build(n, tails, heads, caps):
-    """Forward-star arrays with each vertex's arcs in the order hi_pr's parse() leaves them.
-
-    hi_pr stores input arc i in slots 2i (forward) and 2i+1 (reverse), then sorts the slots
-    by tail in place: for u = 0, 1, ..., each position of u's range holding an arc of another
-    tail t is swapped with t's next free position until an arc of u lands there. A position
-    is only ever read in its original content, so the same placement follows by chasing
-    those swaps without performing them. This order (not input order) decides which arc a
-    push or relabel meets first: hipr's operation counts equal hi_pr's only with it.
-    """
-    m = tails.shape[0]
+def _first(n, tails, heads):
+    """first[u]: where vertex u's arcs begin, from the degrees (a counting sort's offsets)."""
     first = np.zeros(n + 1, np.int32)
-    for i in range(m):
+    for i in range(tails.shape[0]):
         first[tails[i] + 1] += 1
         first[heads[i] + 1] += 1
     for u in range(n):
         first[u + 1] += first[u]
-    slot = np.empty(2 * m, np.int32)  # slot[p]: the slot (2i or 2i+1) at position p
-    for p in range(2 * m):
-        slot[p] = p
-    fill = first[:n].copy()  # next free position of each tail
+    return first
+
+
+@numba.njit(cache=True, parallel=True)
+def _slot_tails(tails, heads, where):
+    """where[k]: the tail of slot k, hi_pr's layout (input arc i in slots 2i and 2i+1)."""
+    for i in prange(tails.shape[0]):
+        where[2 * i] = tails[i]
+        where[2 * i + 1] = heads[i]
+
+
+@numba.njit(cache=True)
+def _place(first, where):
+    """Turn where[k] (the tail of slot k) into the position hi_pr's parse() gives slot k.
+
+    hi_pr sorts its slots by tail in place: for u = 0, 1, ..., each position of u's range
+    holding a slot of another tail t is swapped with t's next free position until a slot of
+    u lands there. A position is only ever read in its original content, so the placement
+    follows by chasing those swaps without performing them: slot k goes to the next free
+    position q of its tail, and the slot originally at q is the next one to move. Each step
+    depends on the free positions every earlier step left, so the chase is sequential; to
+    keep one memory access on its path, `ahead` holds per vertex its next free position and
+    the tail of the slot there, read when the position is taken, off the path. This order
+    (not input order) decides which arc a push or relabel meets first: hipr's operation
+    counts equal hi_pr's only with it. `where` has one cell past the slots, so that reading
+    ahead needs no test: what it reads past t's range is never used, since every slot of t
+    has arrived by then.
+    """
+    n = first.shape[0] - 1
+    where[-1] = -1
+    ahead = np.empty((n, 2), np.int32)
+    for t in range(n):
+        ahead[t, 0], ahead[t, 1] = first[t], where[first[t]]
     for u in range(n - 1):
-        p = fill[u]
+        p = ahead[u, 0]
         while p < first[u + 1]:
-            k = p  # position p still holds its original slot
-            while True:
-                t = tails[k >> 1] if k & 1 == 0 else heads[k >> 1]
-                if t == u:
-                    slot[p] = k
-                    p += 1
-                    break
-                q = fill[t]  # k goes to t's next free position, whose slot is examined next
-                fill[t] += 1
-                slot[q] = k
-                k = q
-        fill[u] = p
-    position = np.empty(2 * m, np.int32)
-    for p in range(2 * m):
-        position[slot[p]] = p
-    head = np.empty(2 * m, np.int32)
-    rev = np.empty(2 * m, np.int32)
-    cap = np.empty(2 * m, np.int64)
+            k = p  # a cycle of the placement starts at p and ends with a slot of u
+            t = where[k]
+            while t != u:
+                q, following = ahead[t, 0], ahead[t, 1]
+                ahead[t, 0], ahead[t, 1] = q + 1, where[q + 1]
+                where[k] = q
+                k, t = q, following
+            where[k] = p
+            p += 1
+        ahead[u, 0] = p
+    for k in range(ahead[n - 1, 0], first[n]):  # the last vertex's slots that stay put
+        where[k] = k
+
+
+@numba.njit(cache=True, parallel=True)
+def _pair(where, tails, heads, caps, head, rev, cap, arc_of_input):
+    """Fill the arrays from each input arc's two positions, all input arcs in parallel."""
+    for i in prange(tails.shape[0]):
+        forward, backward = where[2 * i], where[2 * i + 1]
+        head[forward], cap[forward], rev[forward] = heads[i], caps[i], backward
+        head[backward], cap[backward], rev[backward] = tails[i], 0, forward
+        arc_of_input[i] = forward
+
+
+def _build(n, tails, heads, caps):
+    """Forward-star arrays with each vertex's arcs where hi_pr's parse() puts them (_place):
+    a counting sort by tail whose offsets come from the degrees, then the reverse-arc
+    pairing in parallel."""
+    m = tails.shape[0]
+    first = _first(n, tails, heads)
+    where = np.empty(2 * m + 1, np.int32)
+    _slot_tails(tails, heads, where)
+    _place(first, where)
+    head, rev, cap = np.empty(2 * m, np.int32), np.empty(2 * m, np.int32), \
+        np.empty(2 * m, np.int64)
     arc_of_input = np.empty(m, np.int32)
-    for p in range(2 * m):
-        k = slot[p]
-        i = k >> 1
-        rev[p] = position[k ^ 1]
-        if k & 1 == 0:
-            head[p] = heads[i]
-            cap[p] = caps[i]
-            arc_of_input[i] = p
-        else:
-            head[p] = tails[i]
-            cap[p] = 0
+    _pair(where, tails, heads, caps, head, rev, cap, arc_of_input)
     return first, head, rev, cap, arc_of_input
+
+
+@numba.njit(cache=True, parallel=True)
+def _input_arcs(head, rev, cap, arc_of_input):
+    """Each input arc's tail, head and capacity, from its forward arc and the paired one."""
+    m = arc_of_input.shape[0]
+    tails, heads, caps = np.empty(m, np.int32), np.empty(m, np.int32), np.empty(m, np.int64)
+    for i in prange(m):
+        forward = arc_of_input[i]
+        tails[i], heads[i], caps[i] = head[rev[forward]], head[forward], cap[forward]
+    return tails, heads, caps
 
 
 @numba.njit(cache=True)
@@ -146,5 +193,4 @@ def build_residual(network: Network) -> ResidualGraph:
             "the capacities leaving the source sum past 2^63-1: flow values would overflow "
             "64-bit integers")
     first, head, rev, cap, arc_of_input = _build(n, tails, heads, caps)
-    return ResidualGraph(n, network.source, network.sink, first, head, rev, cap, arc_of_input,
-                         network)
+    return ResidualGraph(n, network.source, network.sink, first, head, rev, cap, arc_of_input)

@@ -75,3 +75,23 @@ def test_rejects_a_deficit_that_inflates_the_flow_value():
     assert any("send out more than they receive" in p for p in certificate.problems)
     assert any("cut's capacity 9 differs from the flow value 10" in p
                for p in certificate.problems)
+
+
+def test_counts_broken_arcs_and_sums_a_cut_past_int64_exactly():
+    """A bogus answer whose cut (S = {s, a}) has three arcs of 2^62: the certificate's sums
+    stay exact past 2^63."""
+    network = Network.from_arcs(3, 0, 2, [(0, 1, 1)] + [(1, 2, 2**62)] * 3)
+    graph = build_residual(network)
+    res = graph.initial_residuals()
+    for i in range(4):
+        forward = graph.arc_of_input[i]
+        res[graph.rev[forward]], res[forward] = res[forward], 0  # every arc saturated
+    certificate = check_answer(graph, SolveResult("none", 1, res, False))
+    assert certificate.cut_capacity == 3 * 2**62
+    assert f"the cut's capacity {3 * 2**62} differs from the flow value 1" in \
+        certificate.problems
+    res[graph.arc_of_input[1]] = -1
+    res[graph.arc_of_input[2]] = -1
+    problems = check_answer(graph, SolveResult("none", 1, res, False)).problems
+    assert "2 arcs break 0 <= flow <= capacity" in problems
+    assert "residual capacities of a pair of arcs do not add up to the capacity" in problems

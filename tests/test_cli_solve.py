@@ -38,6 +38,10 @@ def test_json_has_the_documented_fields():
     assert list(report["times"]) == ["read", "build", "compile", "stage1", "check"]
     assert report["counters"]["pushes"] > 0
     assert report["check"]["ok"] is True
+    peaks = report["memory"]
+    assert peaks["peak_host_bytes"] > 10**6
+    assert peaks["peak_host_phase"] in ("compile", "read", "build", "solve", "check", "output")
+    assert peaks["peak_gpu_bytes"] is peaks["peak_gpu_phase"] is None  # the CPU solver
 
 
 def test_reads_stdin():
@@ -233,7 +237,8 @@ def test_a_build_error_names_the_file(tmp_path):
 def test_only_the_phases_that_ran_are_shown(tmp_path):
     result = run(CLRS)
     lines = [line for line in result.stdout.splitlines() if not line.startswith("answered by")]
-    phases = [line.split()[0] for line in lines[2:] if line[:10].strip()]
+    last = [line.startswith("peak memory host ") for line in lines].index(True)
+    phases = [line.split()[0] for line in lines[2:last] if line[:10].strip()]
     assert phases == ["read", "build", "compile", "stage1"]
     result = run(CLRS, "--json", "--flow", str(tmp_path / "f"), "--check")
     assert list(json.loads(result.stdout)["times"]) == ["read", "build", "compile", "stage1",

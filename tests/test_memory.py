@@ -83,3 +83,21 @@ def test_a_reset_that_leaves_the_peak_is_not_taken_for_one(tmp_path):
     assert clear_refs.read_text() == "5"
     status.write_text("VmHWM:\t  100100 kB\nVmRSS:\t  100000 kB\n")
     assert memory.reset_peak_rss(str(clear_refs), str(status))
+
+
+def test_each_peak_is_placed_in_the_phase_after_which_it_last_rose(monkeypatch):
+    host = iter([100, 300, 300, 250])  # a peak only rises; 250 would be a bug, not a peak
+    monkeypatch.setattr(memory, "peak_rss", lambda: next(host))
+    tracker = memory.GpuTracker()
+    monkeypatch.setattr(memory, "GPU", tracker)
+    peaks = memory.PhasePeaks()
+    peaks.after("read")
+    peaks.after("build")
+    assert peaks.report() == {"peak_host_bytes": 300, "peak_host_phase": "build",
+                              "peak_gpu_bytes": None, "peak_gpu_phase": None}
+    tracker.allocated(40)
+    peaks.after("solve")
+    tracker.freed(40)
+    peaks.after("check")
+    assert peaks.report() == {"peak_host_bytes": 300, "peak_host_phase": "build",
+                              "peak_gpu_bytes": 40, "peak_gpu_phase": "solve"}

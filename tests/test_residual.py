@@ -88,3 +88,87 @@ def test_refuses_a_graph_the_memory_cannot_hold(monkeypatch):
 def test_a_network_with_no_arcs_has_an_empty_graph():
     graph = build_residual(Network.from_arcs(2, 0, 1, []))
     assert graph.first.tolist() == [0, 0, 0] and graph.head.size == graph.arc_of_input.size == 0
+
+
+
+def hi_pr_parse(network):
+    """hi_pr 3.6's parse() as it is, in plain Python: input arc i in slots 2i (forward) and
+    2i+1 (reverse), then its in-place sort by tail, swapping heads, capacities and sisters
+    (the paired arcs). Returns the graph's first, head, rev, cap and arc_of_input."""
+    m, n = network.m, network.n
+    tail = [x for i in range(m) for x in (int(network.tails[i]), int(network.heads[i]))]
+    head = [x for i in range(m) for x in (int(network.heads[i]), int(network.tails[i]))]
+    cap = [x for i in range(m) for x in (int(network.caps[i]), 0)]
+    sister = [k ^ 1 for k in range(2 * m)]
+    slot = list(range(2 * m))  # which slot each position holds, for arc_of_input
+    first = [0] * (n + 1)
+    for t in tail:
+        first[t + 1] += 1
+    for u in range(n):
+        first[u + 1] += first[u]
+    fill = first[:n]
+    for u in range(n - 1):
+        for current in range(fill[u], first[u + 1]):
+            while tail[current] != u:
+                t = tail[current]
+                new = fill[t]
+                for array in (head, cap, slot):
+                    array[new], array[current] = array[current], array[new]
+                if sister[current] != new:
+                    sister[new], sister[current] = sister[current], sister[new]
+                    sister[sister[current]], sister[sister[new]] = current, new
+                tail[current], tail[new] = tail[new], t
+                fill[t] += 1
+    arc_of_input = [0] * m
+    for position, k in enumerate(slot):
+        if k % 2 == 0:
+            arc_of_input[k // 2] = position
+    return first, head, sister, cap, arc_of_input
+
+
+def assert_as_hi_pr_parses(network):
+    graph = build_residual(network)
+    built = (graph.first, graph.head, graph.rev, graph.cap, graph.arc_of_input)
+    for name, ours, theirs in zip(("first", "head", "rev", "cap", "arc_of_input"), built,
+                                  hi_pr_parse(network)):
+        assert ours.tolist() == list(theirs), name
+
+
+def test_the_oracle_is_hi_pr_on_the_example_above():
+    arcs = [(0, 1, 3), (1, 2, 2), (2, 1, 1), (1, 3, 1), (2, 3, 5), (0, 2, 1)]
+    first, head, _, cap, _ = hi_pr_parse(Network.from_arcs(4, 0, 3, arcs))
+    assert head[first[1]:first[2]] == [0, 2, 3, 2] and cap[first[1]:first[2]] == [0, 2, 1, 0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(2, 40).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1),
+                                   st.integers(0, 9)), max_size=120),
+    st.lists(st.integers(0, 119), max_size=10), st.lists(st.integers(0, 119), max_size=10))))
+def test_random_graphs_are_laid_out_as_hi_pr_parses_them(case):
+    """Parallel arcs (copies), anti-parallel arcs (reversed copies) and self-loops included."""
+    n, arcs, copies, reversals = case
+    arcs = arcs + [arcs[i % len(arcs)] for i in copies if arcs] + \
+        [(v, u, c) for u, v, c in (arcs[i % len(arcs)] for i in reversals if arcs)]
+    assert_as_hi_pr_parses(Network.from_arcs(n, 0, n - 1, arcs))
+
+
+@pytest.mark.parametrize("family,params", [
+    ("washington-rlg", dict(rows=16, levels=24)),
+    ("genrmf", dict(a=4, b=6)),
+    ("grid", dict(shape=(12, 10), connectivity=8)),
+    ("acyclic-dense", dict(n=40)),
+    ("washington", dict(function=1, dim1=8, dim2=9, range=50)),
+    ("washington", dict(function=11, dim1=3, dim2=4, range=3)),
+])
+def test_generated_networks_are_laid_out_as_hi_pr_parses_them(family, params):
+    from maxflow_cli.generators import make
+
+    assert_as_hi_pr_parses(make(family, **params, seed=3))
+
+
+def test_stars_self_loops_and_isolated_vertices_as_hi_pr_parses_them():
+    hub_last = [(u, 9, 1) for u in range(8)] + [(9, u, 2) for u in range(8)]
+    assert_as_hi_pr_parses(Network.from_arcs(10, 0, 9, hub_last[::-1] + [(9, 9, 4)] * 3))
+    loops = [(3, 3, 1)] * 4 + [(0, 3, 2), (3, 5, 1), (5, 3, 7), (3, 3, 2)]
+    assert_as_hi_pr_parses(Network.from_arcs(7, 0, 5, loops))

@@ -9,6 +9,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from maxflow_cli import memory
 from maxflow_cli.check import check_answer
 from maxflow_cli.commands import FiniteFloat
 from maxflow_cli.dimacs.reader import input_name, read_network
@@ -108,25 +109,32 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
         return  # one of several processes (mpiexec): its share is done, the leader reports
     report_to_stderr = check_outputs({"--flow": flow_file, "--cut": cut_file,
                                       "--trace": trace_file}, inputs=[file])
+    peaks = memory.PhasePeaks()
     with compile_notice("the reader, the builder and the checker"):
         times = {"compile": compile_shared()}
+    peaks.after("compile")
 
     started = time.perf_counter()
     network, warnings = read_network(file, lenient=lenient)
     times["read"] = time.perf_counter() - started
     for warning in warnings:
         click.echo(f"maxflow: warning: {warning}", err=True)
+    peaks.after("read")
 
     name = input_name(file)
     graph = _built(network, name, times)
+    del network  # the graph gathers it back when asked: the arrays are not held twice
+    peaks.after("build")
 
     with compile_notice(spec.name):  # after the input is known good: bad input fails at once
         times["compile"] += spec.prepare(options)
+    peaks.after("compile")
     try:
         result = spec.solve(graph, options)
     except MemoryError:
-        raise InputError(name, None, _OUT_OF_MEMORY.format("solving", network)) from None
+        raise InputError(name, None, _OUT_OF_MEMORY.format("solving", graph)) from None
     times.update(result.times)
+    peaks.after("solve")
 
     certificate = None
     if run_check or cut_file is not None:
@@ -134,7 +142,9 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
         certificate = check_answer(graph, result)
         if run_check:
             times["check"] = time.perf_counter() - started
+        peaks.after("check")
     _write_outputs(graph, result, certificate, flow_file, trace_file, cut_file)
+    peaks.after("output")
 
     report = {
         "file": file,
@@ -146,6 +156,7 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
         "times": _in_phase_order(times),
         "counters": result.counters,
         "params": options.params,
+        "memory": peaks.report(),
     }
     if certificate is not None and run_check:
         report["check"] = {"ok": certificate.ok, "problems": certificate.problems,
@@ -194,6 +205,11 @@ def _print_report(report: dict, stream) -> None:
     grid = Table.grid(padding=(0, 4))
     grid.add_row(table, counters)
     console.print(grid)
+    peaks = report["memory"]
+    gpu = f", GPU {memory.human_bytes(peaks['peak_gpu_bytes'])} ({peaks['peak_gpu_phase']})" \
+        if peaks["peak_gpu_phase"] else ""
+    console.print(f"[bold]peak memory[/bold] host {memory.human_bytes(peaks['peak_host_bytes'])} "
+                  f"({peaks['peak_host_phase']}){gpu}")
     if "check" in report:
         check = report["check"]
         if check["ok"]:

@@ -19,41 +19,36 @@ from maxflow_cli.residual import ResidualGraph
 
 
 @numba.njit(cache=True)
-def _forward_first(first, tails, heads, caps):
+def _forward_first(first, old_head, old_rev, old_cap, old_input):
     """head, rev, cap and arc_of_input of the forward-first order, by one pass over the input
-    arcs (a counting sort by tail, stable in input order; `first` does not change)."""
+    arcs, each read from its forward arc and the paired one in the graph (a counting sort by
+    tail, stable in input order; `first` does not change)."""
     n = first.shape[0] - 1
-    m = tails.shape[0]
+    m = old_input.shape[0]
     next_forward = first[:n].copy()
     next_reverse = first[:n].copy()
     for i in range(m):
-        next_reverse[tails[i]] += 1  # each vertex's reverse arcs follow its input arcs
+        next_reverse[old_head[old_rev[old_input[i]]]] += 1  # input arcs, then reverse arcs
     head = np.empty(2 * m, np.int32)
     rev = np.empty(2 * m, np.int32)
     cap = np.empty(2 * m, np.int64)
     arc_of_input = np.empty(m, np.int32)
     for i in range(m):
-        forward = next_forward[tails[i]]
-        next_forward[tails[i]] += 1
-        backward = next_reverse[heads[i]]
-        next_reverse[heads[i]] += 1
-        head[forward] = heads[i]
-        cap[forward] = caps[i]
-        rev[forward] = backward
-        head[backward] = tails[i]
-        cap[backward] = 0
-        rev[backward] = forward
+        tail, to = old_head[old_rev[old_input[i]]], old_head[old_input[i]]
+        forward = next_forward[tail]
+        next_forward[tail] += 1
+        backward = next_reverse[to]
+        next_reverse[to] += 1
+        head[forward], cap[forward], rev[forward] = to, old_cap[old_input[i]], backward
+        head[backward], cap[backward], rev[backward] = tail, 0, forward
         arc_of_input[i] = forward
     return head, rev, cap, arc_of_input
 
 
 def forward_first(graph: ResidualGraph) -> ResidualGraph:
     """`graph` with each vertex's input arcs before its reverse arcs, each in input order."""
-    network = graph.network
-    head, rev, cap, arc_of_input = _forward_first(
-        graph.first, np.ascontiguousarray(network.tails, dtype=np.int32),
-        np.ascontiguousarray(network.heads, dtype=np.int32),
-        np.ascontiguousarray(network.caps, dtype=np.int64))
+    head, rev, cap, arc_of_input = _forward_first(graph.first, graph.head, graph.rev, graph.cap,
+                                                  graph.arc_of_input)
     return dataclasses.replace(graph, head=head, rev=rev, cap=cap, arc_of_input=arc_of_input)
 
 

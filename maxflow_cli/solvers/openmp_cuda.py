@@ -116,7 +116,7 @@ def sorted_by_head_label(graph: ResidualGraph, space: Workspace,
     head, rev, cap, arc_of_input, where = _arcs_by_head_label(
         graph.first, graph.head, graph.rev, graph.cap, graph.arc_of_input, label)
     return ResidualGraph(graph.n, graph.source, graph.sink, graph.first, head, rev, cap,
-                         arc_of_input, graph.network), where
+                         arc_of_input), where
 
 
 def sweep_until_global_update(device, graph: ResidualGraph, params: dict) -> None:
