@@ -8,7 +8,7 @@ from test_solvers import assert_certified
 
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.generators import make
-from maxflow_cli.registry import DEFAULT_SOLVER, SolveOptions, get_solver
+from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers.hipr_forward import DENSE_DEGREE
 
@@ -60,7 +60,3 @@ def test_the_initial_labelling_counts_as_a_global_update():
     spec = get_solver("hipr-forward")
     no_updates = spec.resolve(SolveOptions(params={"global_update_frequency": 0.0}))
     assert spec.solve(graph, no_updates).counters["global_updates"] == 1
-
-
-def test_is_what_maxflow_solve_runs_by_default():
-    assert DEFAULT_SOLVER == "hipr-forward"

@@ -168,6 +168,8 @@ def _columns(output: str) -> tuple[dict, dict]:
     split = lines[header].index("counter")
     phases, counters = {}, {}
     for line in lines[header + 1:]:
+        if line.startswith("peak memory"):
+            break
         for words, table in ((line[:split].split(), phases), (line[split:].split(), counters)):
             if words:
                 name, value = words

@@ -18,7 +18,6 @@ from maxflow_cli.pushrelabel.parallel_relabel import parallel_gap_relabel
 from maxflow_cli.pushrelabel.relabel import lift_bucket, saturate_source_arcs
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
-from maxflow_cli.steps import reverse_bfs
 
 # Slots of the counters array shared with the hybrids.
 PUSHES, RELABELS, GLOBAL_UPDATES, GAPS, GAP_VERTICES, WORK = range(6)
@@ -179,12 +178,18 @@ def _widened(a_min, a_max, d_max, level):
 @numba.njit(cache=True)
 def _stage_one(first, head, rev, res, excess, label, current, first_active, first_inactive,
                b_next, b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
-               counters, parallel_gap, gaps_above, seeded_from, work_budget, stop):
+               counters, parallel_gap, gaps_above, seeded_from, work_budget, update_first,
+               stop):
     """hi_pr's stageOne(), discharge() written out, on unsigned views (see hipr_stage_one)."""
     n = label.shape[0]
     threshold = alpha * n + head.shape[0] // 2  # alpha * n + m
-    a_max, a_min, d_max = _build_buckets(label, excess, source, sink, first_active,
-                                         first_inactive, b_next, b_prev)
+    if update_first:
+        a_max, a_min, d_max = _global_update(first, head, rev, res, excess, label, current,
+                                             sink, seeded_from, first_active, first_inactive,
+                                             b_next, b_prev, counters)
+    else:
+        a_max, a_min, d_max = _build_buckets(label, excess, source, sink, first_active,
+                                             first_inactive, b_next, b_prev)
     work = 0
     while a_max >= a_min:
         if stop[0]:
@@ -254,7 +259,7 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
 @numba.njit(cache=True, nogil=True)
 def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency, alpha, beta,
                    stop_at_global_update, counters, parallel_gap=False, gaps_above=0,
-                   seeded_from=-1, work_budget=-1, stop=None):
+                   seeded_from=-1, work_budget=-1, update_first=False, stop=None):
     """hi_pr's stageOne() main loop on the given valid preflow state.
 
     Starts from the labels it is given (buckets are rebuilt from them). Returns DONE when no
@@ -272,7 +277,9 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     each global update starts its BFS from them at their labels as well as from the sink (an
     `mpi` part's ghosts, at their owners' labels). With `work_budget` (>= 0), it also stops
     (STOPPED_AT_GLOBAL_UPDATE) at a global update once counters[WORK] has reached it. With
-    `stop` (a flag array), it returns STOPPED before the next discharge once stop[0] is set.
+    `update_first`, it starts with a global update (hi_pr's INIT_UPDATE) rather than from the
+    labels it is given. With `stop` (a flag array), it returns STOPPED before the next
+    discharge once stop[0] is set.
 
     hi_pr's discharge() is written out in _stage_one's loop, and so are its stores to the
     buckets: Numba inlines a function by binding its array arguments anew, and the reference
@@ -299,7 +306,8 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
                       excess, label.view(np.uint32), current, first_active, first_inactive,
                       b_next, b_prev, source, sink, frequency, alpha, beta,
                       stop_at_global_update, counters, parallel_gap, gaps_above,
-                      n if seeded_from < 0 else seeded_from, work_budget, flag)
+                      n if seeded_from < 0 else seeded_from, work_budget, update_first,
+                      flag)
 
 
 @numba.njit(cache=True)
@@ -416,21 +424,19 @@ def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
 def hipr_preflow(graph: ResidualGraph, res: np.ndarray, params: dict, stop=None,
                  exact_labels: bool = False) -> tuple[np.ndarray, dict]:
     """hi_pr's init() and stage 1 on `graph`, `res` updated in place (hipr, hipr-forward);
-    with `exact_labels`, the labels start as the distances to the sink (a reverse BFS,
-    counted as a global update) instead of hi_pr's 1; `stop` as hipr_stage_one's. Returns
-    the excesses and the counters."""
+    with `exact_labels` or params["initial_update"] 1, the labels start as the distances to
+    the sink instead of hi_pr's 1: a global update before the first discharge, as hi_pr
+    compiled with INIT_UPDATE does; `stop` as hipr_stage_one's. Returns the excesses and the
+    counters."""
     excess = np.zeros(graph.n, np.int64)
     label = np.empty(graph.n, np.int32)
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
     arrays = (graph.first, graph.head, graph.rev)
     hipr_initialize(*arrays, res, excess, label, graph.source, graph.sink)
-    if exact_labels:
-        reverse_bfs(*arrays, res, graph.sink, label, np.empty(graph.n, np.int32))
-        label[graph.source] = graph.n
-        counters[GLOBAL_UPDATES] += 1
     hipr_stage_one(*arrays, res, excess, label, graph.source, graph.sink,
                    params["global_update_frequency"], params["alpha"], params["beta"], False,
-                   counters, stop=stop)
+                   counters, update_first=exact_labels or params.get("initial_update", 0) == 1,
+                   stop=stop)
     return excess, dict(zip(COUNTER_NAMES, counters.tolist()))
 
 

@@ -2,7 +2,7 @@
 is maxflow_cli.pushrelabel.highest_label."""
 
 from maxflow_cli.pushrelabel.highest_label import hipr_preflow, solve_by_preflow
-from maxflow_cli.registry import HIPR_PARAMETERS, SolveOptions, register_compiled
+from maxflow_cli.registry import HIPR_PARAMETERS, Parameter, SolveOptions, register_compiled
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 
@@ -15,4 +15,8 @@ def solve_hipr(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
 register_compiled(
     "hipr", "sequential highest-label push-relabel with global and gap relabeling",
     "Goldberg & Cherkassky, hi_pr 3.x (the reference in every seed's tables)", solve_hipr,
-    HIPR_PARAMETERS, stoppable=True)
+    HIPR_PARAMETERS + (Parameter(
+        "initial_update", int, 0,
+        "1: a global update before the first discharge, as hi_pr compiled with INIT_UPDATE "
+        "does; 0: every label starts at 1, as in hi_pr 3.6's default build", choices=(0, 1)),),
+    stoppable=True)

@@ -3,8 +3,8 @@
 labels (a reverse BFS from the sink before the first discharge, where hi_pr starts every
 label at 1), and each vertex's input arcs scanned before its reverse arcs
 (pushrelabel.arc_order, where hi_pr keeps its parser's order). On a dense graph it runs
-hipr as it is: there, copying the arcs costs more than the new order saves. The CPU default
-of `maxflow solve`; the README has the measurements.
+hipr as it is: there, copying the arcs costs more than the new order saves. The README has
+the measurements.
 """
 
 import time
@@ -44,7 +44,6 @@ def solve_hipr_forward(graph: ResidualGraph, options: SolveOptions) -> SolveResu
 
 
 register_compiled(
-    "hipr-forward", "hipr with exact initial labels and each vertex's input arcs first "
-    "(the CPU default)",
+    "hipr-forward", "hipr with exact initial labels and each vertex's input arcs first",
     "Goldberg & Cherkassky, hi_pr 3.x; initial labels and arc order as in OR-tools' "
     "SimpleMaxFlow and igraph's maxflow", solve_hipr_forward, HIPR_PARAMETERS)
