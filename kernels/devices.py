@@ -68,6 +68,9 @@ class Device(ABC):
         self.layout: Layout = {}
         self.seconds: dict[str, float] = {}
         self.launches = 0
+        # True while other Python threads need the interpreter (a race's rivals): waits
+        # for the GPU then sleep between looks instead of blocking in the driver
+        self.shares_host = False
 
     def allocate(self, layout: Layout, uploads: dict | None = None) -> None:
         """The layout's buffers, then `uploads` (name -> host array) copied into them."""
@@ -154,6 +157,12 @@ class TwinDevice(Device):
         numba_twin(kernel.file, kernel.name)(*args)
 
 
+# The sleep between looks at a kernel that has not ended, where the host is shared: a blocking
+# synchronize may hold the interpreter for the kernel's whole length, so that a thread that
+# wants it waits as long; a look every 50 us costs little next to launches of milliseconds.
+SHARED_WAIT_SECONDS = 50e-6
+
+
 class GpuDevice(Device):
     """The kernels on the GPU through PyCUDA, compiled on first use with `defines`; blocks of
     the kernel's BLOCK threads, else the device's `block_size`. Launches queue; a download
@@ -219,6 +228,9 @@ class GpuDevice(Device):
         start.record()
         yield
         stop.record()
+        if self.shares_host:
+            while not stop.query():
+                time.sleep(SHARED_WAIT_SECONDS)
         stop.synchronize()
         self.add_seconds(kind, stop.time_since(start) / 1000)
 

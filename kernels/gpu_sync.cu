@@ -147,7 +147,7 @@ static __device__ __forceinline__ long long group_broadcast(Group g, long long v
 // Labels w = level + 1 through the arcs a, a + width, ... (up to UNROLL of them, below end) of
 // a frontier vertex, for each open arc (w, u); queues each w once. The loads of all of them
 // are issued before the first label is claimed.
-static __device__ __forceinline__ void visit(int a, int end, int width, int level, int n,
+static __device__ __forceinline__ void visit(long long a, int end, int width, int level, int n,
                                              int source, const int *head, const int *rev,
                                              const RES_T *res, int *label, int *next,
                                              long long *next_count)
@@ -156,7 +156,7 @@ static __device__ __forceinline__ void visit(int a, int end, int width, int leve
     bool open[UNROLL];
 #pragma unroll
     for (int k = 0; k < UNROLL; ++k) {
-        int b = a + k * width;
+        long long b = a + static_cast<long long>(k) * width;  // no overflow near 2^31 arcs
         w[k] = b < end ? __ldg(&head[b]) : source;
         open[k] = b < end && __ldg(&res[__ldg(&rev[b])]) > 0;
     }
@@ -180,7 +180,6 @@ global_relabel_kernel(int n, int source, int sink, int width, int max_levels,
 {
     int threads = gridDim.x * blockDim.x;
     int id = blockIdx.x * blockDim.x + threadIdx.x;
-    Group g = group_of(width);
     int level = static_cast<int>(block_read(&stats[BFS_OPEN]));
     if (level == 0) {
         for (int v = id; v < n; v += threads)
@@ -211,11 +210,18 @@ global_relabel_kernel(int n, int source, int sink, int width, int max_levels,
         const int *frontier = level % 2 ? list1 : list0;
         int *next = level % 2 ? list0 : list1;
         long long *next_count = &stats[COUNTS + (level + 1) % 3];
-        for (long long i = id / width; i < count; i += threads / width) {
+        // lanes per frontier vertex: the group's, or on a narrow frontier as many as the grid
+        // has to spare (a hub, such as a sink joined to every vertex, is scanned by the grid
+        // rather than by one group)
+        int lanes = width;
+        while (2LL * lanes * count <= threads)
+            lanes *= 2;
+        int groups = threads / lanes;
+        for (long long i = id / lanes; i < count && id < groups * lanes; i += groups) {
             int u = frontier[i];
             int end = first[u + 1];
-            for (int a = first[u] + g.rank; a < end; a += UNROLL * width)
-                visit(a, end, width, level, n, source, head, rev, res, label, next, next_count);
+            for (long long a = first[u] + id % lanes; a < end; a += UNROLL * lanes)
+                visit(a, end, lanes, level, n, source, head, rev, res, label, next, next_count);
         }
         grid_barrier(stats);
     }

@@ -38,10 +38,11 @@ class SyncKernels:
     """gpu_sync.cu's two persistent kernels on one device, holding the graph and the preflow
     from upload to download; each launch returns the stats after it."""
 
-    def __init__(self, kind: str, graph, res: np.ndarray, excess: np.ndarray, width: int = 0):
+    def __init__(self, kind: str, graph, res: np.ndarray, excess: np.ndarray, width: int = 0,
+                 shares_host: bool = False):
         """The kernels on the GPU (kind "gpu") or their twins ("cpu") holding `graph` and the
         preflow (res, of residual_type(graph); excess); the GPU's lane groups are `width`
-        wide (0: group_width)."""
+        wide (0: group_width); `shares_host` as Device.shares_host."""
         if width & (width - 1):
             raise ParameterError(f"--group-size {width}: must be a power of two (or 0)")
         width = width or group_width(graph)
@@ -50,6 +51,7 @@ class SyncKernels:
         self.device = open_device(kind, {"n": graph.n, "source": graph.source,
                                          "sink": graph.sink, "width": width},
                                   defines=(define,))
+        self.device.shares_host = shares_host
         self.device.allocate(sync_layout(graph, res.dtype), {
             "first": graph.first, "head": graph.head, "rev": graph.rev, "res": res,
             "excess": excess, "stats": gpu_sync_cpu.new_stats()})

@@ -34,10 +34,24 @@ def test_residuals_are_32_bit_only_where_every_residual_fits():
     assert residual_type(large) == np.int64
 
 
+def _hub(spokes: int) -> Network:
+    """A sink joined to `spokes` vertices, each fed by the source and by the one before it: a
+    frontier of one vertex with a whole grid's worth of arcs."""
+    arcs = [(0, v, 2) for v in range(1, spokes + 1)] + [(v, spokes + 1, 1)
+                                                         for v in range(1, spokes + 1)]
+    return Network.from_arcs(spokes + 2, 0, spokes + 1, arcs + [(v, v + 1, 1)
+                                                               for v in range(1, spokes)])
+
+
+GRAPHS = {"rlg": lambda: generators.make("washington-rlg", rows=8, levels=16, cap=100, seed=2),
+          "hub": lambda: _hub(300_000)}
+
+
+@pytest.mark.parametrize("shape", GRAPHS)
 @pytest.mark.parametrize("max_levels", [1, 3, 1 << 30])
 @pytest.mark.parametrize("kind", DEVICES)
-def test_global_relabel_gives_exact_distances_and_lists_the_active(kind, max_levels):
-    graph = build_residual(generators.make("washington-rlg", rows=8, levels=16, cap=100, seed=2))
+def test_global_relabel_gives_exact_distances_and_lists_the_active(kind, max_levels, shape):
+    graph = build_residual(GRAPHS[shape]())
     device, res, excess = _open(kind, graph)
     label = np.empty(graph.n, np.int32)
     launches = 0

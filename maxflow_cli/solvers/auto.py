@@ -11,6 +11,7 @@ from dataclasses import replace
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels.devices import default_device, device_unavailable
 from maxflow_cli.race import RIVALS, Race, entrants, joined
+from maxflow_cli.race import prepare as prepare_rivals
 from maxflow_cli.registry import SolveOptions, SolverSpec, get_solver, register
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
@@ -35,7 +36,7 @@ def prepare_auto(options: SolveOptions) -> float:
     """Compile what the race runs: gpu-sync with its rivals, or the rivals."""
     if options.device == "gpu":
         return get_solver("gpu-sync").prepare(_gpu_sync_options(options))
-    return sum(spec.prepare(rival) for spec, rival in _cpu_rivals(options))
+    return prepare_rivals(_cpu_rivals(options))
 
 
 def _gpu_sync_options(options: SolveOptions) -> SolveOptions:

@@ -24,6 +24,7 @@ from maxflow_cli.kernels.gpu_sync import SyncKernels, residual_type
 from maxflow_cli.pushrelabel.highest_label import timed_stage_two
 from maxflow_cli.pushrelabel.relabel import initialize_preflow
 from maxflow_cli.race import NO_RIVALS, RIVALS, Race, entrants, joined
+from maxflow_cli.race import prepare as prepare_rivals
 from maxflow_cli.registry import (
     Parameter,
     SolveOptions,
@@ -64,7 +65,7 @@ class Engine:
         self.budget = int((params["alpha"] * graph.n + graph.m) / frequency) \
             if frequency > 0 else 2**62
         self.device = SyncKernels(options.device, graph, self.res, self.excess,
-                                  params["group_size"])
+                                  params["group_size"], shares_host=polled)
         self.levels, self.rounds = Window(polled), Window(polled)
         self.trace: list[dict] = []
         self.answer: SolveResult | None = None
@@ -143,8 +144,7 @@ def prepare_gpu_sync(options: SolveOptions) -> float:
     engine_only = SolveOptions(options.want_flow, options.device,
                                options.params | {"rivals": NO_RIVALS})
     seconds = compile_on_tiny_graph(solve_gpu_sync, engine_only)
-    return seconds + sum(spec.prepare(rival) for spec, rival in
-                         entrants(options.params["rivals"], options.want_flow))
+    return seconds + prepare_rivals(entrants(options.params["rivals"], options.want_flow))
 
 
 register_with_kernels(
