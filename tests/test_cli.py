@@ -47,14 +47,14 @@ libc = ctypes.CDLL(None)
 kill, getpid = libc.kill, libc.getpid
 kill.argtypes, kill.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
 getpid.argtypes, getpid.restype = [], ctypes.c_int
-build = residual._build
+first = residual._first
 
 @numba.njit
-def interrupted_build(n, tails, heads, caps):
+def interrupted_first(n, tails, heads):
     kill(getpid(), {signum})  # arrives while compiled code runs, as a Ctrl-C would
-    return build(n, tails, heads, caps)
+    return first(n, tails, heads)
 
-residual._build = interrupted_build
+residual._first = interrupted_first
 sys.argv = ["maxflow", "solve", sys.argv[1]]
 run()
 """
