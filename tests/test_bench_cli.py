@@ -240,12 +240,13 @@ def test_configurations_are_labelled_and_record_device_and_parameters(tmp_path):
     cells = {(entry["instance"], entry["solver"]): entry for entry in doc["results"]}
     first = parse_instance(TINY)[0].name
     assert cells[first, "hipr:alpha=3,beta=7"]["params"] == {
-        "global_update_frequency": 0.5, "alpha": 3, "beta": 7}
+        "global_update_frequency": 0.5, "alpha": 3, "beta": 7, "initial_update": 0}
     assert cells[first, "lockfree:threads=1"]["params"]["threads"] == 1
     rows = list(csv.DictReader(open(tmp_path / "r.csv", newline="")))
     assert [(row["solver"], row["kind"], row["device"], row["params"]) for row in rows[:2]] == [
-        ("hipr", "solver", "cpu", "global_update_frequency=0.5 alpha=6 beta=12"),
-        ("hipr:alpha=3,beta=7", "solver", "cpu", "global_update_frequency=0.5 alpha=3 beta=7")]
+        ("hipr", "solver", "cpu", "global_update_frequency=0.5 alpha=6 beta=12 initial_update=0"),
+        ("hipr:alpha=3,beta=7", "solver", "cpu",
+         "global_update_frequency=0.5 alpha=3 beta=7 initial_update=0")]
 
 
 @pytest.mark.parametrize("args, message", [

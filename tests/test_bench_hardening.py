@@ -269,7 +269,8 @@ def test_a_bad_cut_time_is_a_problem_row_and_exit_1(tmp_path):
 # 14: a GPU solver runs on the GPU; its CPU twin only where named
 
 
-GPU_SOLVERS = [name for name, spec in solvers().items() if "gpu" in spec.devices]
+GPU_SOLVERS = [name for name, spec in solvers().items()
+               if "gpu" in spec.devices and not spec.falls_back_to_cpu]
 
 
 @pytest.mark.parametrize("name", GPU_SOLVERS)
@@ -281,6 +282,12 @@ def test_a_gpu_solver_without_a_gpu_is_refused_unless_its_twin_is_named(monkeypa
                            f"{name}@cpu runs its CPU twin")
     result = bench(str(DATA / "clrs.max"), *FAST, "--solvers", f"{name}@cpu")
     assert result.exit_code == 0 and f"{name}@cpu" in result.output, result.output
+
+
+def test_auto_runs_on_the_cpu_without_a_gpu(monkeypatch):
+    monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
+    result = bench(str(DATA / "clrs.max"), *FAST, "--solvers", "auto")
+    assert result.exit_code == 0 and "auto@cpu" in result.output, result.output
 
 
 @pytest.mark.parametrize("missing", [None, "PyCUDA is not installed: test"])

@@ -58,7 +58,8 @@ def test_the_document_has_the_documented_fields(doc):
         assert entry["peak_host_bytes"] > 0 and entry["peak_gpu_bytes"] is None
         assert (entry["kind"], entry["device"], entry["timed"], entry["failure"]) == (
             "solver", "cpu", "stage1", None)
-        assert entry["params"] == {"global_update_frequency": 0.5, "alpha": 6, "beta": 12}
+        assert entry["params"] == {"global_update_frequency": 0.5, "alpha": 6, "beta": 12,
+                                   "initial_update": 0}
         assert all(wall >= stage1 for wall, stage1 in zip(entry["wall_samples"], entry["samples"]))
     assert doc["settings"]["configurations"] == {
         "hipr": {"kind": "solver", "solver": "hipr", "device": "cpu", "params": {}}}

@@ -29,7 +29,8 @@ def test_every_solver_is_described_and_cites_its_seed():
 def test_defaults_are_filled_in_and_unknown_parameters_refused():
     hipr = get_solver("hipr")
     options = hipr.resolve(SolveOptions(params={"alpha": 3}))
-    assert options.params == {"global_update_frequency": 0.5, "alpha": 3, "beta": 12}
+    assert options.params == {"global_update_frequency": 0.5, "alpha": 3, "beta": 12,
+                              "initial_update": 0}
     assert options.device == "cpu"
     with pytest.raises(ParameterError, match="--kernel-cycles does not apply to solver 'hipr'"):
         hipr.resolve(SolveOptions(params={"kernel_cycles": 5}))
