@@ -142,25 +142,35 @@ def _ids(values, name: str) -> np.ndarray:
     return ids
 
 
+def capacity_problem(caps: np.ndarray) -> tuple[int, str] | None:
+    """The first capacity (by the first rule it breaks) that is not a finite integer in
+    0..2^62, as (its index, what is wrong); None when all are. The API and the networkx
+    backend both check their capacities with it, each naming the culprit in its own terms."""
+    rules = []
+    if caps.dtype.kind == "f":
+        rules += [(~np.isfinite(caps), "is not finite"),
+                  (caps != np.round(caps), "is not an integer")]
+    rules += [(caps < 0, "is negative"), (caps > MAX_CAPACITY, "is above the limit 2^62")]
+    for bad, problem in rules:
+        hits = np.flatnonzero(bad)
+        if hits.size:
+            return int(hits[0]), problem
+    return None
+
+
 def _capacities(values) -> np.ndarray:
     """Capacities as C-contiguous int64 (not copied when already so), each in 0..2^62."""
     caps = np.asarray(values)
     if caps.ndim != 1:
         raise ValueError(f"capacities must be one-dimensional, not of shape {caps.shape}")
-    if caps.dtype.kind == "f":
-        if not np.all(np.isfinite(caps)):
-            raise ValueError(f"{_first(~np.isfinite(caps), caps, 'capacities')} is not finite")
-        if np.any(caps != np.round(caps)):
-            raise ValueError(f"{_first(caps != np.round(caps), caps, 'capacities')} is not an "
-                             "integer: the solvers take integer capacities; scale them "
-                             "(multiply by 10^k and round) and divide the flow value back")
-    elif caps.size and caps.dtype.kind not in "iub":
+    if caps.size and caps.dtype.kind not in "iubf":
         raise ValueError(f"capacities must be integers, not {caps.dtype}")
-    if caps.size and caps.min() < 0:
-        raise ValueError(f"{_first(caps < 0, caps, 'capacities')} is negative")
-    if caps.size and caps.max() > MAX_CAPACITY:
-        raise ValueError(f"{_first(caps > MAX_CAPACITY, caps, 'capacities')} is above the "
-                         "limit 2^62")
+    found = capacity_problem(caps)
+    if found:
+        i, problem = found
+        hint = (": the solvers take integer capacities; scale them (multiply by 10^k and "
+                "round) and divide the flow value back" if problem == "is not an integer" else "")
+        raise ValueError(f"capacities[{i}] = {caps[i]} {problem}{hint}")
     return np.ascontiguousarray(caps, np.int64)
 
 

@@ -15,6 +15,7 @@ from collections import defaultdict, deque
 import networkx as nx
 import numpy as np
 
+from maxflow_cli.api import capacity_problem
 from maxflow_cli.api import maximum_flow as _array_maximum_flow
 from maxflow_cli.limits import MAX_CAPACITY
 
@@ -59,7 +60,8 @@ class Arcs:
 
 def _capacities(edges: list, capacity: str) -> np.ndarray:
     """The finite capacities (0 for infinite ones and for those <= 0, which carry nothing in
-    networkx); a non-number, a non-integer or one above 2^62 is a ValueError naming its edge."""
+    networkx); a non-number, or one that the API's check refuses (api.capacity_problem: not an
+    integer, above 2^62), is a ValueError naming its edge."""
     values = [0 if c == math.inf else c for _, _, c in edges]
     caps = np.array(values).reshape(len(values))
     if caps.dtype.kind not in "iuf":  # numpy holds non-numbers and ints past int64 as objects
@@ -68,12 +70,12 @@ def _capacities(edges: list, capacity: str) -> np.ndarray:
             raise ValueError(f"{_edge(edges, bad, capacity)}: capacities must be numbers")
         caps = np.array([min(max(c, 0), MAX_CAPACITY + 1) for c in values])
     caps = np.maximum(caps, 0)
-    bad = (caps != np.round(caps)) | (caps > MAX_CAPACITY)
-    if bad.any():
-        raise ValueError(f"{_edge(edges, int(np.flatnonzero(bad)[0]), capacity)}: capacities "
-                         "must be integers in 0..2^62 (scale them: multiply by 10^k and round, "
-                         "then divide the flow value back)")
-    return caps
+    found = capacity_problem(caps)
+    if found:
+        raise ValueError(f"{_edge(edges, found[0], capacity)}: capacities must be integers in "
+                         "0..2^62 (scale them: multiply by 10^k and round, then divide the flow "
+                         "value back)")
+    return caps.astype(np.int64)
 
 
 def _edge(edges: list, i: int, capacity: str) -> str:

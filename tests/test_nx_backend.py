@@ -2,6 +2,8 @@
 directed and undirected, missing capacities, string labels, separate components; its flow
 dicts and cuts checked, and networkx's errors kept."""
 
+import math
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -112,6 +114,9 @@ def test_networkx_errors_are_kept():
         nx.maximum_flow_value(graph, "s", "s", backend="maxflow")
     with pytest.raises(ValueError, match=r"edge \('a', 'b'\) has capacity=0.5: .* integers"):
         nx.maximum_flow_value(nx.DiGraph([("a", "b", {"capacity": 0.5})]), "a", "b",
+                              backend="maxflow")
+    with pytest.raises(ValueError, match=r"edge \(0, 1\) has capacity=nan: .* integers"):
+        nx.maximum_flow_value(nx.DiGraph([(0, 1, {"capacity": math.nan})]), 0, 1,
                               backend="maxflow")
     with pytest.raises(ValueError, match=r"edge \(0, 1\) has capacity=4611686018427387905"):
         nx.maximum_flow_value(nx.DiGraph([(0, 1, {"capacity": 2**62 + 1})]), 0, 1,
