@@ -10,7 +10,8 @@ up to ``grace`` seconds, then sends SIGKILL, and reaps the guardian before the e
 on; after a normal end, whatever the program left running in its group is killed too. Where
 we die without unwinding (SIGKILL, a crash), Linux tells the guardian (PR_SET_PDEATHSIG) and
 it ends the group the same way. The guardian measures the program too: with ``report`` (an
-open file) it writes there the program's exit status, wall seconds and ``ru_maxrss``.
+open file) it writes there the program's exit status, wall seconds, ``ru_maxrss`` and user CPU
+seconds.
 """
 
 import contextlib
@@ -68,16 +69,18 @@ _, status, usage = os.wait4(pid, 0)
 wall = time.perf_counter() - started
 code = os.waitstatus_to_exitcode(status)
 if report != "-":
-    report.write(f"{code} {wall!r} {usage.ru_maxrss}")
+    report.write(f"{code} {wall!r} {usage.ru_maxrss} {usage.ru_utime!r}")
 raise SystemExit(code if code >= 0 else 128 - code)
 """
 """``python -I -S -c GUARDIAN PARENT STOP GRACE REPORT ARGV...``: spawns ARGV in its own
 process group (its leader's) with SIGINT and SIGTERM at their defaults, ends the group when
 PARENT dies, waits and exits with the program's status (128 + N for a signal N). REPORT is a
-file descriptor for '<status> <wall seconds> <ru_maxrss>' (or 'error <why>'), or '-'.
+file descriptor for '<status> <wall seconds> <ru_maxrss> <ru_utime>' (or 'error <why>'), or
+'-'.
 
-Its wall time runs from the program's start to its end, not the guardian's own start, and its
-``ru_maxrss`` comes from os.wait4 (Popen would reap with waitpid, which gives none;
+Its wall time runs from the program's start to its end, not the guardian's own start; its
+``ru_utime`` (user CPU seconds, of the processes it waited for too) and ``ru_maxrss`` come
+from os.wait4 (Popen would reap with waitpid, which gives none;
 RUSAGE_CHILDREN's is the largest child ever reaped). The guardian is a small process of its
 own because Linux starts a program's ru_maxrss at the peak resident set of the process that
 started it: the guardian's few MB (its floor, about 9 MB), its peak reset before the spawn,

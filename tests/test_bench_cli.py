@@ -313,6 +313,32 @@ def test_external_programs_are_timed_checked_and_their_failures_are_rows(tmp_pat
     assert cells["broken"]["median"] is None and "status 3" in cells["broken"]["failure"]
 
 
+def test_cpu_time_takes_a_cut_time_else_the_programs_user_time(tmp_path):
+    flow_of_tiny = 39275
+    cut = program(tmp_path, "cut", f"print('c flow: {flow_of_tiny}'); print('c cut tm: 0.25')")
+    spins = program(tmp_path, "spins", (
+        "import resource, time\ntime.sleep(0.3)\n"
+        "while resource.getrusage(resource.RUSAGE_SELF).ru_utime < 0.1: pass\n"
+        f"print('s {flow_of_tiny}')"))
+    result = bench("genrmf:a=3,b=4,seed=1", *FAST, *HIPR, "--cpu-time", "--json",
+                   str(tmp_path / "r.json"), "--external", f"cut={cut}", "--external",
+                   f"spins={spins}")
+    assert result.exit_code == 0, result.output
+    assert "user CPU seconds of the solve (stage 1)" in result.output
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["settings"]["cpu_time"] is True
+    cells = {entry["solver"]: entry for entry in doc["results"]}
+    assert [cells[name]["timed"] for name in ("hipr", "cut", "spins")] == ["cpu", "stage1", "cpu"]
+    assert cells["cut"]["samples"] == [0.25] * 2
+    assert all(0.1 <= cpu < 0.3 < wall for cpu, wall in zip(cells["spins"]["samples"],
+                                                             cells["spins"]["wall_samples"]))
+
+
+def test_cpu_time_is_refused_with_flow():
+    result = bench("genrmf:a=3,b=4,seed=1", *FAST, *HIPR, "--cpu-time", "--flow")
+    assert result.exit_code == 2 and "--cpu-time times the whole solve call" in result.output
+
+
 def test_external_programs_may_read_the_instance_from_a_file(tmp_path):
     flow_of_tiny = 39275
     reader = program(tmp_path, "reader", (

@@ -62,9 +62,10 @@ def test_hi_pr_output_gives_the_flow_its_cut_time_and_counters(tmp_path):
     assert result.counters == {"pushes": 17, "gaps": 2}
 
 
-def test_an_s_line_gives_the_flow_and_only_the_wall_time(tmp_path):
+def test_an_s_line_gives_the_flow_and_only_the_wall_and_cpu_times(tmp_path):
     result = run_once(program(tmp_path, "s_line", S_LINE))
-    assert result.flow_value == 23 and set(result.times) == {"wall"}
+    assert result.flow_value == 23 and set(result.times) == {"wall", "cpu"}
+    assert 0 <= result.times["cpu"] <= result.times["wall"]
 
 
 def test_a_pattern_reads_the_programs_own_words(tmp_path):

@@ -1,6 +1,7 @@
 """bench.runner: solver choice, warm-up and measured runs, flow comparison, the certificate."""
 
 import itertools
+import resource
 import time
 
 import pytest
@@ -111,6 +112,28 @@ def test_a_wrong_baseline_fails_its_certificate(register):
 def test_flow_runs_stage_two_timed_apart():
     run = run_benchmark(TINY[:1], choose_solvers(None, "hipr", True), FAST)
     assert "stage2" in run.cells[0].phases
+
+
+def user_seconds() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_utime
+
+
+def test_cpu_time_is_the_solve_calls_user_time_not_its_wall_time(register):
+    def solve(graph, options):
+        time.sleep(0.2)  # wall time only
+        spun = user_seconds()
+        while user_seconds() - spun < 0.05:  # user time too
+            pass
+        return solve_hipr(graph, options)
+
+    register(SolverSpec("sleepy", "sleeps, then spins, then hipr", "tests", solve,
+                        prepare=lambda options: 0.0, parameters=HIPR_PARAMETERS))
+    run = run_benchmark(TINY[:1], choose_solvers(None, "sleepy", False),
+                        Settings(repeat=2, warmup=1, min_time=0.0, cpu_time=True))
+    (cell,) = run.cells
+    assert cell.timed == "cpu" and cell.phases["cpu"] == cell.stats.median
+    assert "stage1" in cell.phases  # the solver's own wall-clock stage 1, kept beside
+    assert all(0.05 <= cpu < 0.15 and wall >= 0.2 for cpu, wall in zip(cell.samples, cell.wall))
 
 
 @pytest.mark.parametrize("interleave, order", [

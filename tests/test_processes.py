@@ -85,14 +85,24 @@ def test_a_timeout_returns_false_and_the_group_dies_with_the_block():
     assert group_members(leader) == []
 
 
-def test_the_guardian_reports_status_wall_time_and_peak_memory(tmp_path):
+def test_the_guardian_reports_status_wall_time_peak_memory_and_cpu_time(tmp_path):
     with open(tmp_path / "report", "w+") as report:
         with ProcessGroup(["sleep", "0.2"], report=report) as group:
             assert group.wait(60)
         report.seek(0)
-        code, wall, maxrss = report.read().split()
+        code, wall, maxrss, user = report.read().split()
     assert (group.returncode, int(code)) == (0, 0)
-    assert 0.2 <= float(wall) < 5 and int(maxrss) > 0
+    assert 0.2 <= float(wall) < 5 and int(maxrss) > 0 and float(user) < 0.1
+
+
+def test_the_guardian_reports_the_programs_user_cpu_time(tmp_path):
+    spin = "import resource\nwhile resource.getrusage(resource.RUSAGE_SELF).ru_utime < 0.3: pass"
+    with open(tmp_path / "report", "w+") as report:
+        with ProcessGroup([sys.executable, "-c", spin], report=report) as group:
+            assert group.wait(60)
+        report.seek(0)
+        wall, user = report.read().split()[1::2]
+    assert 0.2 <= float(user) <= float(wall)
 
 
 def test_the_group_ends_by_its_stop_signal_when_we_are_killed_outright(tmp_path):

@@ -11,10 +11,12 @@ any other ``{NAME}`` is refused when the option is read (other braces are left a
 Its flow value is the last ``c flow: VALUE`` or ``s VALUE`` line it prints (hi_pr prints
 ``c flow:  1234.0``; the DIMACS solution format ``s 1234``), or the last match of a pattern
 given with ``--external-pattern NAME=REGEX`` (its first group, or the whole match). Its time
-is taken twice: the wall time of the whole process (reading the input included) and, when it
-prints a ``c cut tm: SECONDS`` line as hi_pr does, its own stage-1 time, which the tables then
-show (hi_pr measures CPU time in 10 ms ticks). Other ``c NAME: INTEGER`` lines (hi_pr's
-``pushes``, ``relabels``, ``updates``, ``gaps`` with -DPRINT_STAT) are kept as counters.
+is taken three ways: the wall time of the whole process (reading the input included), its user
+CPU time (``ru_utime`` from ``os.wait4``, the processes it waited for included; what
+``--cpu-time`` shows where there is no cut time) and, when it prints a ``c cut tm: SECONDS``
+line as hi_pr does, its own stage-1 time, which the tables then show (hi_pr measures CPU time
+in 10 ms ticks). Other ``c NAME: INTEGER`` lines (hi_pr's ``pushes``, ``relabels``,
+``updates``, ``gaps`` with -DPRINT_STAT) are kept as counters.
 Its peak memory is the ``ru_maxrss`` that ``os.wait4`` returns when it ends: the peak resident
 set of the program (of the largest of its processes, where it runs others and waits for them),
 at least that of the small guardian that starts it (processes.GUARDIAN: about 9 MB). It runs
@@ -65,7 +67,8 @@ class ExternalRun:
     """What one run of an external program gave: the fields of a SolveResult the runner reads."""
 
     flow_value: int
-    times: dict[str, float]  # "wall", and "stage1" when the program prints its cut time
+    # "wall", "cpu" (its user CPU time) and "stage1" when the program prints its cut time
+    times: dict[str, float]
     counters: dict[str, int] = field(default_factory=dict)
     peak_host_bytes: int | None = None  # the program's ru_maxrss, from os.wait4
 
@@ -140,19 +143,21 @@ class External:
                                         "and was killed")
             except OSError as error:
                 raise RunFailed(f"cannot start {sys.executable}: {error.strerror}") from None
-            status, wall, maxrss = self._launched(_text(report), group.returncode)
+            status, wall, maxrss, user = self._launched(_text(report), group.returncode)
             printed, complaints = _text(output), _text(errors)
         result = self._read(printed, complaints, status, wall)
-        return replace(result, peak_host_bytes=maxrss_bytes(maxrss))
+        return replace(result, times=result.times | {"cpu": user},
+                       peak_host_bytes=maxrss_bytes(maxrss))
 
-    def _launched(self, report: str, status: int) -> tuple[int, float, int]:
-        """The program's exit status, wall seconds and ru_maxrss, as the guardian reports them."""
+    def _launched(self, report: str, status: int) -> tuple[int, float, int, float]:
+        """The program's exit status, wall seconds, ru_maxrss and user CPU seconds, as the
+        guardian reports them."""
         words = report.split(maxsplit=1)
         if words and words[0] == "error":
             raise RunFailed(f"cannot start {self.command!r}: {words[1]}")
         try:
-            code, wall, maxrss = report.split()
-            return int(code), float(wall), int(maxrss)
+            code, wall, maxrss, user = report.split()
+            return int(code), float(wall), int(maxrss), float(user)
         except ValueError:
             raise RunFailed(f"its launcher ended with status {status} and no report") from None
 

@@ -5,7 +5,8 @@ A row of a family table is a group of instances that differ only by their seed; 
 papers (which average over instances), its time is the mean over those instances of each
 one's median stage-1 time, and its speedup the baseline's row time over the solver's. A
 column is a solver configuration or an external program; an external program's times are
-its own stage 1 (``cut tm``) where it prints one, its wall time (``wall``) otherwise. With
+its own stage 1 (``cut tm``) where it prints one, its wall time (``wall``) otherwise, or with
+``cpu_time`` its user CPU time (``cpu``). With
 ``relative``, each row also gives every column's time over the fastest of the row, as Jensen
 et al. (TPAMI 2023) tabulate them: 1.00 for the fastest (marked), 2.35x for one 2.35 times
 slower.
@@ -56,7 +57,8 @@ class Row:
     times: dict[str, float]
     spread: dict[str, float]  # solver -> the largest MAD / median among those instances
     unstable: dict[str, bool]
-    wall: dict[str, bool]  # solver -> whether some of its times are wall times (external programs)
+    # solver -> what its times are, as Cell.timed; "wall" or "cpu" where some of them are
+    timed: dict[str, str]
 
 
 def rows(run: BenchRun) -> dict[str, list[Row]]:
@@ -78,10 +80,21 @@ def rows(run: BenchRun) -> dict[str, list[Row]]:
             {solver: max(s.mad / s.median if s.median > 0 else 0.0 for s in group_stats)
              for solver, group_stats in stats.items()},
             {solver: any(s.unstable for s in group_stats) for solver, group_stats in stats.items()},
-            {solver: any(cell.timed == "wall" for cell in group_cells)
-             for solver, group_cells in members.items()},
+            {solver: _timed(group_cells) for solver, group_cells in members.items()},
         ))
     return table
+
+
+CLOCK_MARKS = {"stage1": "cut tm", "wall": "wall", "cpu": "cpu"}
+"""How an external program's column says what its time is (Cell.timed)."""
+CLOCK_WORDS = {"stage1": "stage-1 seconds", "wall": "wall seconds", "cpu": "user CPU seconds"}
+"""What a cell's times are (Cell.timed), in words."""
+
+
+def _timed(cells: list[Cell]) -> str:
+    """What the cells' times are: "wall" or "cpu" where some of them are, else "stage1"."""
+    kinds = {cell.timed for cell in cells}
+    return next((clock for clock in ("wall", "cpu") if clock in kinds), "stage1")
 
 
 UNLIMITED_WIDTH = 100_000
@@ -203,6 +216,12 @@ def describe_environment(env: dict) -> str:
             f"maxflow {env['maxflow']}{commit}; Python {env['python']}, numba {env['numba']}")
 
 
+def _measured(settings) -> str:
+    """What a run's times are, in words."""
+    return ("user CPU seconds of the solve (stage 1)" if settings.cpu_time
+            else "stage-1 seconds")
+
+
 def print_header(console: Console, run: BenchRun, instances: int, suite: Suite | None,
                  env: dict) -> None:
     """The machine and what runs, printed before anything runs (``run``: runner.plan)."""
@@ -212,7 +231,8 @@ def print_header(console: Console, run: BenchRun, instances: int, suite: Suite |
     console.print(
         f"[bold]maxflow bench[/bold]: {what}{counted(instances, 'instance')} x "
         f"{counted(len(run.solvers), 'solver')}; "
-        f"stage-1 seconds, median of >= {settings.repeat} runs and >= {settings.min_time:g} s "
+        f"{_measured(settings)}, median of >= {settings.repeat} runs and >= "
+        f"{settings.min_time:g} s "
         f"per cell after {settings.warmup} warm-up; baseline {run.baseline}")
     if run.externals:
         console.print("external programs (DIMACS on stdin, or as {file}): " + ", ".join(
@@ -290,7 +310,7 @@ def _time_cell(row: Row, solver: str, external: bool) -> str:
     if math.isnan(row.times[solver]):
         return "[red]failed[/red]"
     mark = " [yellow]![/yellow]" if row.unstable[solver] else ""
-    which = (" [dim]wall[/dim]" if row.wall[solver] else " [dim]cut tm[/dim]") if external else ""
+    which = f" [dim]{CLOCK_MARKS[row.timed[solver]]}[/dim]" if external else ""
     return f"{_seconds(row.times[solver])} [dim]±{row.spread[solver]:.1%}[/dim]{mark}{which}"
 
 
@@ -320,9 +340,11 @@ def _detail_tables(run: BenchRun) -> list[Table]:
     tables = [instances]
     for solver in run.solvers:
         cells = [cell for cell in run.cells if cell.solver == solver]
+        timed = {cell.timed for cell in cells}
         phases = list(dict.fromkeys(key for cell in cells for key in cell.phases
-                                    if key != "stage1"))
-        table = Table(title=f"[bold]{solver}[/bold] (stage-1 seconds; other phases: medians; "
+                                    if key not in timed))
+        clocks = ", ".join(CLOCK_WORDS[clock] for clock in sorted(timed))
+        table = Table(title=f"[bold]{solver}[/bold] ({clocks}; other phases: medians; "
                             "counters: medians)",
                       title_justify="left", box=box.SIMPLE_HEAD)
         gpu = any(cell.peak_gpu_bytes is not None for cell in cells)
@@ -365,7 +387,8 @@ def print_run(console: Console, run: BenchRun, published: tuple[PublishedRow, ..
     if run.externals:
         console.print("[dim]external programs: cut tm = their own stage-1 time as they print "
                       "it (hi_pr: CPU seconds, 10 ms ticks); wall = the whole process, reading "
-                      "the input included (both in --detail and --json)[/dim]")
+                      "the input included; cpu = its user CPU time (all in --detail and "
+                      "--json)[/dim]")
     if published_note:
         console.print(f"[cyan]{published_note}[/cyan]")
     if detail:

@@ -5,7 +5,8 @@ The document (``SCHEMA`` 1) holds ``schema``, ``created``, ``settings``, ``envir
 ``instances`` (size, read/build seconds, certificate) and ``results``: one entry per
 (instance, solver configuration) with its ``kind`` (solver or external), ``device``, the
 ``params`` it ran with, every measured time in ``samples`` (``timed``: its stage 1, or the
-wall time of an external program that prints none; ``wall_samples`` besides) and their
+wall time of an external program that prints none; ``cpu`` with ``settings.cpu_time``, user
+CPU seconds; ``wall_samples`` besides) and their
 ``median``, ``mad`` (unscaled), ``min``, ``max``, ``unstable``, ``speedup`` over the
 baseline, ``relative`` (its median over the fastest median on the instance, 1.0 for the
 fastest) and ``fastest``, ``flow_value``, ``failure``, and its peak memory in bytes,
@@ -151,8 +152,11 @@ def document(run: BenchRun, suite: str | None, env: dict) -> dict:
         "settings": asdict(run.settings) | {
             "suite": suite, "solvers": run.solvers, "configurations": run.configurations,
             "baseline": run.baseline,
-            "measured": "stage1 seconds (external programs: their own stage 1, else wall; "
-                        "see 'timed')",
+            "measured": ("user CPU seconds of the solve call (external programs: their own "
+                         "stage 1, else their user CPU time; see 'timed')"
+                         if run.settings.cpu_time else
+                         "stage1 seconds (external programs: their own stage 1, else wall; "
+                         "see 'timed')"),
             "mad": "unscaled", "unstable_rule": UNSTABLE_RULE, "memory": run.memory},
         "environment": env,
         "compile": run.compile,

@@ -11,6 +11,12 @@ its other phases and counters are kept as medians over the runs. External progra
 (``external``) run the same way on the instance's DIMACS file; their time is their own
 stage 1 when they print one, their wall time otherwise.
 
+With ``cpu_time`` the time is user CPU seconds instead, as hi_pr's ``cut tm`` counts them (CPU
+time suffers less than wall time from other programs on the machine): for our solvers, this
+process's ``ru_utime`` (all its threads) across the solve call, which without ``want_flow``
+is stage 1 and the fresh state it starts from (times["cpu"]); for an external program, its
+``cut tm`` where it prints one, else its own ``ru_utime``.
+
 The baseline runs first on each instance; every run of every solver, warm-up runs included,
 must give the flow value of the baseline's first run, and the certificate of that first run
 is checked (outside any timing).
@@ -25,6 +31,7 @@ bound; ``BenchRun.memory`` says which). For an external program, its own peak re
 the run, as their allocation helper counts it (memory.GpuTracker); None where none was held.
 """
 
+import resource
 import signal
 import time
 from collections.abc import Callable
@@ -52,6 +59,7 @@ class Settings:
     min_time: float = 1.0
     want_flow: bool = False
     interleave: bool = False  # run the configurations in turn, one run each per round
+    cpu_time: bool = False  # time user CPU seconds instead of wall seconds (module docstring)
 
 
 @dataclass(frozen=True)
@@ -138,8 +146,9 @@ class Cell:
     kind: str  # "solver" or "external"
     device: str | None
     params: dict  # the parameters it ran with (a suite's per-family ones included)
-    samples: list[float]  # seconds of each measured run: its stage 1, or its wall time (see timed)
-    timed: str  # "stage1", or "wall" for an external program that prints no stage-1 time
+    samples: list[float]  # seconds of each measured run: its stage 1, its wall or CPU time
+    # "stage1"; "wall" for an external program that prints no stage-1 time; "cpu": cpu_time's
+    timed: str
     wall: list[float]  # wall seconds of each measured run
     warmup: int
     flow_value: int | None
@@ -224,6 +233,11 @@ class BenchRun:
                         for problem in (cell.failure, cell.mismatch) if problem]
 
 
+def _user_seconds() -> float:
+    """The user CPU seconds this process has run, all its threads together."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_utime
+
+
 def _medians(records: list[dict]) -> dict:
     """Per key, the median over the runs that report it."""
     keys = dict.fromkeys(key for record in records for key in record)
@@ -234,8 +248,8 @@ def _medians(records: list[dict]) -> dict:
 class _Tally:
     """The runs of one configuration (a Choice or an External) on one instance, as they come."""
 
-    def __init__(self, choice, instance: str):
-        self.choice, self.instance = choice, instance
+    def __init__(self, choice, instance: str, cpu_time: bool = False):
+        self.choice, self.instance, self.cpu_time = choice, instance, cpu_time
         # the first run's result (the baseline's is certified)
         self.first: SolveResult | None = None
         self.walls, self.times, self.counters, self.wrong = [], [], [], []
@@ -258,6 +272,7 @@ class _Tally:
         if in_process:
             memory.reset_peak_rss()
         memory.GPU.reset()
+        cpu_started = _user_seconds()
         started = time.perf_counter()
         try:
             result = self.choice.run(graph, dimacs)
@@ -267,6 +282,8 @@ class _Tally:
             return
         # an external program's: its own process, not the launcher's start (external module)
         wall = time.perf_counter() - started if in_process else result.times["wall"]
+        times = result.times | ({"cpu": _user_seconds() - cpu_started}
+                                if in_process and self.cpu_time else {})
         peaks = {"peak_host_bytes": memory.peak_rss() if in_process else result.peak_host_bytes,
                  "peak_gpu_bytes": memory.GPU.peak if in_process else None}
         if self.first is None:
@@ -277,7 +294,7 @@ class _Tally:
         if measured:
             self.spent += wall
             self.walls.append(wall)
-            self.times.append(result.times)
+            self.times.append(times)
             self.counters.append(result.counters)
             if getattr(result, "winner", ""):
                 self.winners[result.winner] = self.winners.get(result.winner, 0) + 1
@@ -291,7 +308,9 @@ class _Tally:
             (run, value), count = self.wrong[0], len(self.wrong)
             mismatch = (f"{self.instance}: {self.choice.label} gave flow value {value} in run "
                         f"{run} ({count} of {self.runs} runs differ), not {self.expected}")
-        timed = "stage1" if all("stage1" in entry for entry in self.times) else "wall"
+        clocks = ("cpu",) if self.choice.kind == "solver" else ("stage1", "cpu")
+        timed = next(key for key in (clocks if self.cpu_time else ("stage1", "wall"))
+                     if all(key in entry for entry in self.times))
         choice = self.choice
         return Cell(self.instance, choice.label, choice.kind, choice.device, choice.params,
                     [] if self.failure else [entry[timed] for entry in self.times], timed,
@@ -338,7 +357,8 @@ def bench_instance(instance: Instance, choices: list, settings: Settings,
     graph = build_residual(network)
     record = InstanceRecord(instance, graph.n, graph.m, read, time.perf_counter() - started,
                             warnings)
-    tallies = [_Tally(choice.bound(instance), instance.name) for choice in choices]
+    tallies = [_Tally(choice.bound(instance), instance.name, settings.cpu_time)
+               for choice in choices]
     baseline = tallies[0]
     dimacs = DimacsInput(instance.path, network)
     try:

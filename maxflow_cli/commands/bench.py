@@ -111,6 +111,11 @@ def _writer_options(command):
               help="Run the configurations in turn on each instance, one run each per round (as "
                    "one compares two programs on a machine whose speed drifts), instead of one "
                    "cell after the other.")
+@click.option("--cpu-time", is_flag=True,
+              help="Time user CPU seconds (getrusage; all threads), as hi_pr's 'cut tm' counts "
+                   "them, instead of wall seconds: our solvers' whole solve call (stage 1 and "
+                   "its fresh state), an external program's 'cut tm' or else its own user "
+                   "time. Not with --flow.")
 @click.option("--suite", "suite_name", type=click.Choice(list(SUITES)),
               help=f"A named set of instances (see --list-suites). [default: {DEFAULT_SUITE}, "
                    "when no INSTANCE]")
@@ -129,8 +134,8 @@ def _writer_options(command):
               help=f"Run more than {CONFIRMED_CELLS:,} (instance, configuration) cells.")
 @_writer_options
 def run(instances, solvers, baseline, externals, patterns, external_timeout, repeat, min_time,
-        warmup, interleave, suite_name, seed_count, list_suites, flow, detail, relative, yes,
-        **outputs):
+        warmup, interleave, cpu_time, suite_name, seed_count, list_suites, flow, detail, relative,
+        yes, **outputs):
     """Time solvers on instances and print a table per family with speedups over the baseline.
 
     An INSTANCE is a DIMACS file, a quoted glob ('data/*.max'), a preset with optional seeds
@@ -142,7 +147,8 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     (instance, configuration) cell: warm-up runs, then measured runs from a fresh state until
     both --repeat and --min-time are met. The time is the solver's stage 1 (the maximum preflow,
     as the papers time it). An external program's time is its own stage 1 where it prints one
-    (hi_pr's 'c cut tm:'), else its wall time; the table says which. Every run's flow value must
+    (hi_pr's 'c cut tm:'), else its wall time; the table says which. With --cpu-time every time is
+    user CPU seconds instead (hi_pr's 'cut tm' is already). Every run's flow value must
     equal the baseline's and the baseline's certificate is checked once per instance: otherwise,
     or when an external program fails, the problem prints in red and the exit code is 1.
 
@@ -151,11 +157,15 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     maxflow bench 'genrmf:a=16,b=128,seed=1..3' --solvers hipr,cuda --json run.json
     maxflow bench genrmf-wide-36 --solvers 'hipr,lockfree:threads=1,lockfree'
     maxflow bench data/clrs.max --external hi_pr=./hi_pr
+    maxflow bench genrmf-wide-48 --external hi_pr=./hi_pr --interleave --cpu-time
     maxflow bench compare old.json new.json --fail-if-slower 10
     """
     if list_suites:
         _list_suites()
         return
+    if cpu_time and flow:
+        raise ParameterError("--cpu-time times the whole solve call, which with --flow would "
+                             "include stage 2: use one or the other")
     if suite_name is None and not instances:
         suite_name = DEFAULT_SUITE
     suite = SUITES.get(suite_name)
@@ -174,7 +184,7 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
 
     console = report.console_for(sys.stderr if report_to_stderr else sys.stdout)
     settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow,
-                        interleave=interleave)
+                        interleave=interleave, cpu_time=cpu_time)
     _announce(len(chosen), len(choices), settings, yes)
     report.print_header(console, plan(choices, settings), len(chosen), suite, env)
     try:
