@@ -5,9 +5,11 @@
 Alvino 2015, Algorithm 13 (parallel_reverse_bfs on all threads) against the sequential
 reverse_bfs, and He & Hong's Program 4 (parallel_global_relabel against global_relabel_cpu),
 on washington-rlg-wide-1024 and genrmf-wide-64, initial and carrying flow (medians of 9,
-timed alternately after a warm-up). These are pieces of solvers, not solvers, so
-`maxflow bench` cannot time them; the solvers themselves are timed by `maxflow bench` (see
-the README's GPU section).
+timed alternately after a warm-up). Kept as a script because `maxflow bench` times whole
+solve calls of registered solvers (and external programs) from a fresh state: it has no way
+to call one function inside a solver, nor to hand it residuals carrying flow as a mid-solve
+relabel sees them, and registering these functions as solvers would give them no maximum flow
+to check. The solvers themselves are timed by `maxflow bench` (see the README's GPU section).
 """
 
 import argparse
