@@ -163,9 +163,7 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     if list_suites:
         _list_suites()
         return
-    if cpu_time and flow:
-        raise ParameterError("--cpu-time times the whole solve call, which with --flow would "
-                             "include stage 2: use one or the other")
+    settings = _settings(repeat, warmup, min_time, flow, interleave, cpu_time)
     if suite_name is None and not instances:
         suite_name = DEFAULT_SUITE
     suite = SUITES.get(suite_name)
@@ -183,8 +181,6 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     env = results.environment()
 
     console = report.console_for(sys.stderr if report_to_stderr else sys.stdout)
-    settings = Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow,
-                        interleave=interleave, cpu_time=cpu_time)
     _announce(len(chosen), len(choices), settings, yes)
     report.print_header(console, plan(choices, settings), len(chosen), suite, env)
     try:
@@ -207,6 +203,17 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     problems = outcome.problems
     if problems:
         raise BenchFailed(f"{len(problems)} problem(s); the first: {problems[0]}")
+
+
+def _settings(repeat: int, warmup: int, min_time: float, flow: bool, interleave: bool,
+              cpu_time: bool) -> Settings:
+    """The runner's settings; --cpu-time with --flow is refused: the solve call it times would
+    hold stage 2."""
+    if cpu_time and flow:
+        raise ParameterError("--cpu-time times the whole solve call, which with --flow would "
+                             "include stage 2: use one or the other")
+    return Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow,
+                    interleave=interleave, cpu_time=cpu_time)
 
 
 def _chosen_instances(suite, seed_count: int | None, instances) -> list:
