@@ -1,4 +1,5 @@
-"""EIBFS and IBFS maximum flow in Numba, on the shared residual graph.
+"""EIBFS and IBFS maximum flow in Numba: the search on its own forward star of the arcs
+between inner vertices, the result in the shared residual graph.
 
 Goldberg, Hed, Kaplan, Kohli, Tarjan & Werneck, "Faster and more dynamic maximum flow by
 incremental breadth-first search" (ESA 2015). Two trees are grown by breadth-first search, S
