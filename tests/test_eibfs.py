@@ -3,9 +3,11 @@
 deficits EIBFS leaves without sink capacity, sent back so that stage 1 ends in a preflow."""
 
 import pytest
+from fixtures import DATA, VECTORS
 
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.check import check_answer
+from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.ibfs.eibfs import COUNTER_NAMES
 from maxflow_cli.network import Network
@@ -28,6 +30,19 @@ def solve(network, variant="eibfs", want_flow=False):
 
 def grid(spec="grid:shape=24x24,connectivity=8,seed=1"):
     return parse_instance(spec)[0].load()[0]
+
+
+@pytest.mark.parametrize("path,counts", [
+    (DATA / "clrs.max", (3, 3, 0, 1)),
+    (VECTORS / "ac_n60_seed12345.max", (54, 25, 41, 164)),
+    (VECTORS / "genrmf_a5_b7_c1-1_c2-10000_seed1.max", (71, 276, 196, 1109)),
+], ids=["clrs", "acyclic-dense", "genrmf"])
+def test_counts_what_the_authors_code_counts(path, counts):
+    """The authors' EIBFS (ibfs.h with IBSTATS, run on the terminal form of the network)
+    counts these augmentations, growth steps of S and of T, and orphans: eibfs scans each
+    vertex's arcs in its order (any other order gives other counts on the last two)."""
+    c = solve(read_network(str(path))[0]).counters
+    assert (c["augmentations"], c["growths_s"], c["growths_t"], c["orphans"]) == counts
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -1,4 +1,5 @@
-"""EIBFS and IBFS maximum flow in Numba, on the shared residual graph.
+"""EIBFS and IBFS maximum flow in Numba: the search on its own forward star of the arcs
+between inner vertices, the result in the shared residual graph.
 
 Goldberg, Hed, Kaplan, Kohli, Tarjan & Werneck, "Faster and more dynamic maximum flow by
 incremental breadth-first search" (ESA 2015). Two trees are grown by breadth-first search, S
@@ -21,11 +22,11 @@ At the end the sink arcs carry what the deficits leave of them, and deficits no 
 capacity backs (EIBFS can leave some) go back along the flow out of their vertex, so that
 the residuals hold a maximum preflow.
 
-The state is plain arrays, passed in this order where a function takes them: the residual
-graph (first, head, rev, res), open_back (whether each arc's reverse is residual, kept as
-the authors' isRevResidual so that scans read the arcs in order), label, tree (per-vertex
-links, rows below), excess, stamps, buckets (heads of the bucket lists by distance), active
-(the level lists), state, counters.
+The state is plain arrays, passed in this order where a function takes them: the graph of
+the arcs between inner vertices (first, head, rev, res; see _inner_graph), open_back
+(whether each arc's reverse is residual, kept as the authors' isRevResidual so that scans
+read the arcs in order), label, tree (per-vertex links, rows below), excess, stamps,
+buckets (heads of the bucket lists by distance), active (the level lists), state, counters.
 """
 
 import numba
@@ -362,7 +363,7 @@ def _relabel(first, head, rev, res, open_back, label, tree, excess, stamps, buck
     best = side * top
     for a in range(first[x], first[x + 1]):
         y = head[a]
-        if _open_in(res, open_back, a, side) and y != x and 0 < side * label[y] < side * best:
+        if _open_in(res, open_back, a, side) and 0 < side * label[y] < side * best:
             best = label[y]
             tree[PARENT, x] = a
             if best == label[x]:
@@ -443,7 +444,7 @@ def _three_pass_parent(first, head, rev, res, open_back, label, tree, excess, bu
     wanted = label[x] - side
     for a in range(first[x], first[x + 1]):
         y = head[a]
-        if _open_in(res, open_back, a, side) and y != x and \
+        if _open_in(res, open_back, a, side) and \
                 (side * excess[y] > 0 or tree[PARENT, y] != NONE) and \
                 0 < side * label[y] < side * best:
             tree[PARENT, x] = a
@@ -704,14 +705,71 @@ def _return_deficits(first, head, rev, cap, res, excess, source, sink):
 
 
 @numba.njit(cache=True)
-def eibfs_max_preflow(first, head, rev, cap, res, source, sink, excesses, counters):
-    """EIBFS (`excesses`) or IBFS on the residuals `res`, left as a maximum preflow;
-    returns the excesses and the flow value (what the sink receives)."""
+def _is_inner(u, v, source, sink):
+    return u != v and u != source and u != sink and v != source and v != sink
+
+
+@numba.njit(cache=True)
+def _inner_graph(n, head, rev, cap, arc_of_input, source, sink):
+    """The arcs the search can use, laid out as the authors' code lays out its graph: each
+    vertex's arcs in input order (an input arc's forward arc at its tail, its reverse at its
+    head), arcs of the source and sink and self-loops left out (they are terminal
+    capacities there). The search takes the first arc that fits, so this order makes it do
+    the authors' growths, augmentations and orphans; and it scans no terminal arcs.
+    Returns the forward star (first, head, rev), the residuals and open_back of its arcs
+    at the start, and where each input arc's forward arc lies (-1: left out)."""
+    first = np.zeros(n + 1, np.int32)
+    m = arc_of_input.shape[0]
+    for i in range(m):
+        u, v = head[rev[arc_of_input[i]]], head[arc_of_input[i]]
+        if _is_inner(u, v, source, sink):
+            first[u + 1] += 1
+            first[v + 1] += 1
+    for v in range(n):
+        first[v + 1] += first[v]
+    fill = first[:n].copy()
+    arcs = first[n]
+    inner_head, inner_rev = np.empty(arcs, np.int32), np.empty(arcs, np.int32)
+    res, open_back = np.empty(arcs, np.int64), np.empty(arcs, np.bool_)
+    forward = np.full(m, -1, np.int32)
+    for i in range(m):
+        u, v = head[rev[arc_of_input[i]]], head[arc_of_input[i]]
+        if _is_inner(u, v, source, sink):
+            a, b = fill[u], fill[v]
+            fill[u] += 1
+            fill[v] += 1
+            inner_head[a], inner_head[b] = v, u
+            inner_rev[a], inner_rev[b] = b, a
+            res[a], res[b] = cap[arc_of_input[i]], 0
+            open_back[a], open_back[b] = False, res[a] > 0
+            forward[i] = a
+    return first, inner_head, inner_rev, res, open_back, forward
+
+
+@numba.njit(cache=True)
+def _outer_residuals(inner_res, forward, arc_of_input, rev, cap, res):
+    """Copy the inner arcs' residuals back to the residual graph's arcs (an input arc's
+    pair keeps its capacity between its two arcs)."""
+    for i in range(forward.shape[0]):
+        a = forward[i]
+        if a >= 0:
+            res[arc_of_input[i]] = inner_res[a]
+            res[rev[arc_of_input[i]]] = cap[arc_of_input[i]] - inner_res[a]
+
+
+@numba.njit(cache=True)
+def eibfs_max_preflow(first, head, rev, cap, res, source, sink, arc_of_input, excesses,
+                      counters):
+    """EIBFS (`excesses`) or IBFS on the residuals `res` (the capacities), left as a maximum
+    preflow; the search scans the arcs in the input arcs' order (`arc_of_input`, see
+    _inner_graph). Returns the excesses and the flow value (what the sink receives)."""
     excess, sink_capacity = _terminal_excesses(first, head, rev, cap, res, source, sink)
     label, tree, stamps, buckets, active, state = _initial_forest(excess, source, sink)
-    open_back = res[rev] > 0
-    _search(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active, state,
-            counters, excesses)
+    inner_first, inner_head, inner_rev, inner_res, open_back, forward = _inner_graph(
+        excess.shape[0], head, rev, cap, arc_of_input, source, sink)
+    _search(inner_first, inner_head, inner_rev, inner_res, open_back, label, tree, excess,
+            stamps, buckets, active, state, counters, excesses)
+    _outer_residuals(inner_res, forward, arc_of_input, rev, cap, res)
     unbacked = _settle_sink_arcs(first, head, rev, cap, res, excess, sink_capacity, source,
                                  sink)
     counters[DEFICIT_RETURNS] += unbacked

@@ -19,7 +19,9 @@ returns the strong vertices' excesses to the source (hi_pr's stage 2 does that).
 
 Arcs are the residual graph's. As in pseudo-max, each vertex keeps a list of its out-of-tree
 arcs with residual capacity (in its own range of the arc slots: it has as many arcs as pairs
-of arcs meet it), arcs to the source and sink left out, listed when first used. Vertex n
+of arcs meet it), arcs to the source and sink left out, listed in pseudo-max's order (see
+_list_out_of_tree): the search takes the first merger arc it meets, so the order decides the
+mergers, and with it the two codes do the same operations. Vertex n
 stands for none (no parent, child, sibling or root). As in hipr's core, vertex and arc
 numbers are unsigned (Numba guards a signed index against negative values). The arrays are
 grouped in tuples: graph (first, head, rev, cap), tree (parent, up: the arc to it, first
@@ -34,7 +36,6 @@ import numpy as np
 from maxflow_cli.residual import ResidualGraph
 
 NO_ARC = np.uint32(2**32 - 1)  # arc numbers stay below 2^31
-UNLISTED = np.uint32(2**32 - 1)  # the end of out-of-tree arcs not listed yet
 
 # Slots of the counters array: mergers, pushes along tree arcs, splits (pushes that saturate
 # an arc and leave a new strong root), relabels, trees lifted at gaps, strong roots processed.
@@ -132,15 +133,13 @@ def _saturate_terminal_arcs(first, head, rev, res, excess, source, sink):
 
 
 @numba.njit(cache=True)
-def _initial_forest(first, excess, labels, out, buckets, source, sink):
+def _initial_forest(first, excess, labels, buckets, source, sink):
     """Every vertex a root of its own (the tree is all none): strong ones (excess > 0) at
-    label 1 in bucket 1 in vertex order, weak ones at 0, the source and sink at n; no
-    vertex's out-of-tree arcs listed yet."""
+    label 1 in bucket 1 in vertex order, weak ones at 0, the source and sink at n."""
     label, label_count, current = labels
     n = label.shape[0]
     label_count[:] = 0
     buckets[0][:] = n
-    out[1][:] = UNLISTED
     for v in range(n):
         current[v] = first[v]
         label[v] = n if v == source or v == sink else (1 if excess[v] > 0 else 0)
@@ -150,32 +149,48 @@ def _initial_forest(first, excess, labels, out, buckets, source, sink):
             _enqueue(v, 1, buckets)
 
 
-@numba.njit(cache=True, inline="always")
-def _out_end(v, graph, out, source, sink):
-    """The end of v's out-of-tree arcs, listed on first use: at first they are its arcs of
-    positive capacity to other vertices but the source and sink (the vertices the search
-    never reaches keep none)."""
-    first, head, _, cap = graph
+@numba.njit(cache=True)
+def _list_out_of_tree(graph, arc_of_input, out, source, sink):
+    """Each vertex's out-of-tree arcs at the start, its input arcs of positive capacity to
+    other vertices but the source and sink, in pseudo-max's order: it files each input arc
+    at the front of its arc array when its ends' numbers sum to an odd number, else at the
+    back, and lists a vertex's arcs as they lie there: the odd ones in input order, then the
+    even ones in reverse. Here, in one pass over the input, odd ones fill a vertex's range
+    from the bottom and even ones from the top down; then the even ones move down behind
+    the odd ones."""
+    first, head, rev, cap = graph
     out_arcs, out_end = out
-    if out_end[v] == UNLISTED:
-        end = first[v]
-        for a in range(first[v], first[v + 1]):  # branch-free: about half the arcs are kept
-            w = head[a]
-            out_arcs[end] = a
-            end += (cap[a] > 0) & (w != v) & (w != source) & (w != sink)
+    n = out_end.shape[0]
+    back = np.empty(n, np.int64)  # the lowest slot of the even arcs
+    for v in range(n):
+        out_end[v] = first[v]
+        back[v] = first[v + 1]
+    for i in range(arc_of_input.shape[0]):
+        a = arc_of_input[i]
+        u, v = head[rev[a]], head[a]
+        if cap[a] > 0 and u != v and v != source and v != sink:
+            if (u + v) & 1:
+                out_arcs[out_end[u]] = a
+                out_end[u] += 1
+            else:
+                back[u] -= 1
+                out_arcs[back[u]] = a
+    for v in range(n):
+        end = out_end[v]
+        for p in range(back[v], first[v + 1]):
+            out_arcs[end] = out_arcs[p]
+            end += 1
         out_end[v] = end
-    return out_end[v]
 
 
 @numba.njit(cache=True, inline="always")
-def _find_merger_arc(u, graph, labels, out, source, sink):
+def _find_merger_arc(u, head, labels, out):
     """Take from u's out-of-tree arcs the next, from its current one on, to a vertex one
     label below u's (the last arc fills its place); NO_ARC when there is none left."""
-    head = graph[1]
     label, _, current = labels
     out_arcs, out_end = out
     wanted = label[u] - 1
-    end = _out_end(u, graph, out, source, sink)
+    end = out_end[u]
     for i in range(current[u], end):
         a = out_arcs[i]
         if label[head[a]] == wanted:
@@ -225,27 +240,24 @@ def _merge(strong, weak, arc, rev, tree):
 
 
 @numba.njit(cache=True, inline="always")
-def _split(node, graph, label, tree, out, buckets, source, sink):
+def _split(node, rev, label, tree, out, buckets):
     """Cut `node`, left with excess, off its parent: the saturated arc between them becomes
     an out-of-tree arc of the parent (the way it has residual capacity) and `node` roots a
     new strong tree."""
     parent_of, up = tree[0], tree[1]
     out_arcs, out_end = out
     parent = parent_of[node]
-    end = _out_end(parent, graph, out, source, sink)
-    out_arcs[end] = graph[2][up[node]]
-    out_end[parent] = end + 1
+    out_arcs[out_end[parent]] = rev[up[node]]
+    out_end[parent] += 1
     _detach(node, tree)
     _enqueue(node, label[node], buckets)
 
 
 @numba.njit(cache=True, inline="always")
-def _push_excess(start, graph, res, excess, label, tree, out, buckets, source, sink,
-                 counters):
+def _push_excess(start, rev, res, excess, label, tree, out, buckets, counters):
     """Push `start`'s excess up its tree to the root, splitting the tree below each arc with
     less residual capacity than the excess. A root that turns strong (it had no excess) is
     filed in its bucket."""
-    rev = graph[2]
     parent_of, up = tree[0], tree[1]
     n = parent_of.shape[0]
     node = start
@@ -261,7 +273,7 @@ def _push_excess(start, graph, res, excess, label, tree, out, buckets, source, s
         excess[node] -= delta
         counters[PUSHES] += 1
         if excess[node] > 0:
-            _split(node, graph, label, tree, out, buckets, source, sink)
+            _split(node, rev, label, tree, out, buckets)
             counters[SPLITS] += 1
         node = parent
     if excess[node] > 0 and previous_excess <= 0:
@@ -315,8 +327,7 @@ def _next_strong_root(highest, first, labels, tree, buckets, counters):
 
 
 @numba.njit(cache=True, inline="always")
-def _process_root(root, graph, res, excess, labels, tree, out, buckets, source, sink,
-                  counters):
+def _process_root(root, graph, res, excess, labels, tree, out, buckets, counters):
     """Depth-first search of root's vertices at its label for a merger arc: merge and push
     at the first found (returns False), else every vertex searched is relabelled (returns
     True: the root's label went up by one)."""
@@ -326,12 +337,11 @@ def _process_root(root, graph, res, excess, labels, tree, out, buckets, source, 
     next_scan[root] = first_child[root]
     node = root
     while True:
-        arc = _find_merger_arc(node, graph, labels, out, source, sink)
+        arc = _find_merger_arc(node, head, labels, out)
         if arc != NO_ARC:
             counters[MERGERS] += 1
             _merge(node, head[arc], arc, rev, tree)
-            _push_excess(root, graph, res, excess, labels[0], tree, out, buckets, source, sink,
-                         counters)
+            _push_excess(root, rev, res, excess, labels[0], tree, out, buckets, counters)
             return False
         _next_child_or_relabel(node, first, labels, tree, counters)
         while next_scan[node] == n:  # climb back to a vertex with children left to search
@@ -346,7 +356,7 @@ def _process_root(root, graph, res, excess, labels, tree, out, buckets, source, 
 
 
 @numba.njit(cache=True, _nrt=False)
-def _phase_one(graph, res, excess, labels, tree, out, buckets, source, sink, counters, stop):
+def _phase_one(graph, res, excess, labels, tree, out, buckets, counters, stop):
     """The main loop of phase 1, on the initial forest: strong roots processed, highest
     label first, until none is left or stop[0] is set.
 
@@ -361,8 +371,7 @@ def _phase_one(graph, res, excess, labels, tree, out, buckets, source, sink, cou
         if root == n:
             return
         counters[ROOTS] += 1
-        if _process_root(root, graph, res, excess, labels, tree, out, buckets, source, sink,
-                         counters):
+        if _process_root(root, graph, res, excess, labels, tree, out, buckets, counters):
             highest = label[root]
             _enqueue(root, highest, buckets)
 
@@ -385,10 +394,12 @@ def _settle_deficits(first, head, rev, cap, res, excess, source, sink):
 
 
 @numba.njit(cache=True, nogil=True)
-def hpf_phase_one(first, head, rev, cap, res, excess, source, sink, counters, stop):
+def hpf_phase_one(first, head, rev, cap, res, excess, source, sink, arc_of_input, counters,
+                  stop):
     """Phase 1 on residuals `res` (the capacities) and excesses `excess` (zeros), both updated
-    in place to a maximum preflow, unless stop[0] is set before it ends. Returns the labels:
-    n on the minimum cut's source side."""
+    in place to a maximum preflow, unless stop[0] is set before it ends; the input arcs'
+    order (`arc_of_input`) sets the order of the search. Returns the labels: n on the
+    minimum cut's source side."""
     n = excess.shape[0]
     graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), cap)
     label = np.empty(n, np.int32)
@@ -398,8 +409,9 @@ def hpf_phase_one(first, head, rev, cap, res, excess, source, sink, counters, st
     out = (np.empty(head.shape[0], np.uint32), np.empty(n, np.uint32))
     buckets = (np.empty(n + 1, np.uint32), np.empty(n + 1, np.uint32), np.empty(n, np.uint32))
     _saturate_terminal_arcs(first, head, rev, res, excess, source, sink)
-    _initial_forest(first, excess, labels, out, buckets, source, sink)
-    _phase_one(graph, res, excess, labels, tree, out, buckets, source, sink, counters, stop)
+    _initial_forest(first, excess, labels, buckets, source, sink)
+    _list_out_of_tree(graph, arc_of_input.view(np.uint32), out, source, sink)
+    _phase_one(graph, res, excess, labels, tree, out, buckets, counters, stop)
     _settle_deficits(first, head, rev, cap, res, excess, source, sink)
     return label
 
@@ -411,5 +423,6 @@ def hpf_preflow(graph: ResidualGraph, res: np.ndarray, stop=None) -> tuple[np.nd
     excess = np.zeros(graph.n, np.int64)
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
     hpf_phase_one(graph.first, graph.head, graph.rev, graph.cap, res, excess, graph.source,
-                  graph.sink, counters, np.zeros(1, np.uint8) if stop is None else stop)
+                  graph.sink, graph.arc_of_input, counters,
+                  np.zeros(1, np.uint8) if stop is None else stop)
     return excess, dict(zip(COUNTER_NAMES, counters.tolist()))

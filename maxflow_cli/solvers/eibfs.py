@@ -25,7 +25,7 @@ def solve_eibfs(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     started = time.perf_counter()
     excess, flow_value = eibfs_max_preflow(
         graph.first, graph.head, graph.rev, graph.cap, res, graph.source, graph.sink,
-        options.params["variant"] == "eibfs", counters)
+        graph.arc_of_input, options.params["variant"] == "eibfs", counters)
     times = {"stage1": time.perf_counter() - started}
     if options.want_flow:
         timed_stage_two(graph, res, excess, times)
