@@ -13,6 +13,7 @@ import sys
 import time
 
 from maxflow_cli.check import check_answer
+from maxflow_cli.errors import MaxflowError
 from maxflow_cli.generators import PRESETS, make
 from maxflow_cli.jit import compile_shared
 from maxflow_cli.registry import SolveOptions, get_solver
@@ -52,4 +53,12 @@ def main(solver="hipr", preset="washington-rlg-long-1024x1536", runs="5"):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    arguments = sys.argv[1:]
+    if len(arguments) > 3 or any(a.startswith("-") for a in arguments) or \
+            (arguments[1:2] and arguments[1] not in PRESETS) or \
+            (arguments[2:] and not arguments[2].isdigit()):
+        sys.exit(__doc__.split("\n\n")[1])
+    try:
+        main(*arguments)
+    except MaxflowError as error:
+        sys.exit(f"build_scale.py: {error}")
