@@ -83,7 +83,8 @@ def _write_outputs(graph, result, certificate, flow_file, trace_file, cut_file) 
               type=click.Choice(list(solvers())), help="Which solver to run.")
 @click.option("--device", type=click.Choice(["cpu", "gpu"]), default=None,
               help="Where solvers with GPU kernels run: gpu (the default; an error where "
-                   "none can run) or cpu (their Numba twins).")
+                   "none can run, save for auto, which then races on the CPU) or cpu (their "
+                   "Numba twins; auto: its rivals alone).")
 @click.option("--check", "run_check", is_flag=True,
               help="Verify the answer with a minimum-cut certificate; exit 1 if it fails.")
 @click.option("--cut", "cut_file", metavar="FILE",
