@@ -12,6 +12,7 @@ loop releases the GIL and returns soon after ``options.stop[0]`` is set; its ans
 dropped.
 """
 
+import queue
 import threading
 import time
 from dataclasses import replace
@@ -67,13 +68,14 @@ def joined(entrants: list) -> str:
 
 
 class Rival:
-    """One solver running on a thread of its own until it answers or is stopped."""
+    """One solver running on a thread of its own until it answers or is stopped; it puts
+    itself in `finished` when it is done, so that the race reads the rivals in the order they
+    ended."""
 
-    def __init__(self, spec, options: SolveOptions, graph, finished: threading.Event):
+    def __init__(self, spec, options: SolveOptions, graph, finished: queue.SimpleQueue):
         self.name = spec.name
         self.stop = np.zeros(1, np.uint8)
         self.answer: SolveResult | None = None
-        self.done = False
         self._finished = finished
         threading.Thread(target=self._solve, args=(spec, replace(options, stop=self.stop),
                                                    graph), daemon=True).start()
@@ -88,8 +90,7 @@ class Rival:
         except Exception:  # a rival that fails leaves the race to the others
             pass
         finally:
-            self.done = True
-            self._finished.set()
+            self._finished.put(self)
 
 
 class Race:
@@ -98,7 +99,7 @@ class Race:
 
     def __init__(self, rivals, graph):
         self._entrants, self._graph = rivals, graph
-        self._finished = threading.Event()
+        self._finished: queue.SimpleQueue = queue.SimpleQueue()
         self._rivals: list[Rival] = []
 
     def __enter__(self) -> "Race":
@@ -108,23 +109,26 @@ class Race:
         return self
 
     def winner(self) -> SolveResult | None:
-        """The answer of a rival that has answered, if any; its stage 1 the wall time from
-        the start of the race until now, less its stage 2 (the flow, when asked for)."""
-        for rival in list(self._rivals):
-            if rival.done:
-                self._rivals.remove(rival)
-                if rival.answer is not None:
-                    return _timed(rival.answer, time.perf_counter() - self._started)
+        """The answer of the first rival to have answered, if any, without waiting."""
+        while not self._finished.empty():
+            if (answer := self._answer_of(self._finished.get())) is not None:
+                return answer
         return None
 
     def first(self) -> SolveResult:
         """Wait for the first answer."""
         while self._rivals:
-            self._finished.wait()
-            self._finished.clear()
-            if (answer := self.winner()) is not None:
+            if (answer := self._answer_of(self._finished.get())) is not None:
                 return answer
         raise MaxflowError("every solver of the race failed (run one alone to see why)")
+
+    def _answer_of(self, rival: Rival) -> SolveResult | None:
+        """A finished rival's answer, its stage 1 the wall time from the start of the race
+        until now, less its stage 2 (the flow, when asked for); None where it failed."""
+        self._rivals.remove(rival)
+        if rival.answer is None:
+            return None
+        return _timed(rival.answer, time.perf_counter() - self._started)
 
     def __exit__(self, *exc) -> None:
         """Tell the rivals still running to stop (their threads end on their own)."""

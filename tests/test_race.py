@@ -49,6 +49,13 @@ def test_the_first_answer_wins_and_the_others_are_stopped():
     assert stopped.wait(5)
 
 
+def test_the_winner_is_the_first_to_finish_not_the_first_listed():
+    with Race([_rival("later", 0.3), _rival("sooner", 0.05)], GRAPH) as race:
+        time.sleep(0.6)  # both have answered before anyone looks
+        assert race.winner().solver == "sooner"
+        assert race.winner().solver == "later" and race.winner() is None
+
+
 def test_a_failed_rival_is_passed_over():
     with Race([_rival("broken", fails=True), _rival("late", 0.2)], GRAPH) as race:
         assert race.first().solver == "late"
