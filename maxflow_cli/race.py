@@ -26,8 +26,9 @@ from maxflow_cli.result import SolveResult
 NO_RIVALS = "none"
 RIVALS = Parameter(
     "rivals", str, "hipr+hpf",
-    "CPU solvers raced beside the GPU engine, each on a thread of its own, joined by '+' "
-    "(none: the engine alone); the first answer wins")
+    "CPU solvers that race, each on a thread of its own, joined by '+': beside gpu-sync's "
+    "GPU engine (none: the engine alone), or each other for auto without a GPU; the first "
+    "answer wins")
 
 
 def rival_solvers() -> list[str]:

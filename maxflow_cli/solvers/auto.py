@@ -1,7 +1,7 @@
 """`auto`, the default of `maxflow solve`: the engines raced, the first answer taken.
 
-Where a GPU is usable, gpu-sync runs there with its CPU rivals (hipr and hpf, each in a
-process of its own); elsewhere the rivals race alone. No rule read off the network's size or
+Where a GPU is usable, gpu-sync runs there with its CPU rivals (hipr and hpf, each on a
+thread of its own); elsewhere the rivals race alone. No rule read off the network's size or
 shape decides in advance which wins (see maxflow_cli.race): each shape of the suite has
 another winner, and a race costs the others' cores, not their time.
 """
@@ -26,7 +26,7 @@ def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
         rivals = _cpu_rivals(options)
         with Race(rivals, graph) as race:
             result = race.first()
-        result.winner = result.solver
+        result = replace(result, winner=result.solver)
         why = f"no GPU is used: {joined(rivals)} raced on the CPU and {result.winner} " \
             "answered first"
     return replace(result, solver="auto", why=why)

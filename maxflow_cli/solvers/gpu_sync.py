@@ -5,12 +5,14 @@ Ideas taken: Baumstark, Blelloch & Shun 2015 (synchronous rounds over the active
 global relabels triggered by work), Goldberg's global-update rule (hi_pr: work since the last
 one * frequency > alpha * n + m), He & Hong 2010's lock-free push to the lowest neighbour
 (Program 3). The host initialises the preflow (He & Hong's Program 2) and uploads it once;
-then it alternates two persistent kernels (kernels/gpu_sync.cu): a global relabel that runs
-every BFS level in one launch and lists the active vertices, and rounds until the list is
+then it alternates two persistent kernels (kernels/gpu_sync.cu): a global relabel (a BFS
+that may take several launches) that lists the active vertices, and rounds until the list is
 empty or the work budget is spent. Stage 1 ends when a global relabel finds no active vertex:
 then no vertex with excess reaches the sink, and the vertices that do form the sink side of a
-minimum cut. Only the kernels' stats cross the bus in between. With ``--device cpu``
-the kernels' Numba twins run the same loop on CPU threads.
+minimum cut. Only the kernels' stats cross the bus in between. Its rivals (maxflow_cli.race)
+race it on CPU threads, and the host looks for their answer between launches, which then
+last about WINDOW_SECONDS each. With ``--device cpu`` the kernels' Numba twins run the same
+loop on CPU threads.
 """
 
 import time
@@ -45,6 +47,8 @@ class Window:
     WINDOW_SECONDS in the last launch (at least 1), or UNLIMITED where nobody polls."""
 
     def __init__(self, polled: bool):
+        # before any step is timed: few enough that even slow steps keep the first launch
+        # short, after which the measured rate decides
         self.steps = 16 if polled else UNLIMITED
         self._polled = polled
 
@@ -149,7 +153,7 @@ def prepare_gpu_sync(options: SolveOptions) -> float:
 
 register_with_kernels(
     "gpu-sync", "our device-resident push-relabel: synchronous rounds over an active list, "
-    "global relabels by a one-launch BFS, all on the GPU",
+    "global relabels by a BFS on the GPU, raced by CPU solvers (--rivals)",
     "ours, after Baumstark, Blelloch & Shun 2015 and He & Hong 2010", solve_gpu_sync, (
         Parameter("global_update_frequency", float, 0.25,
                   "global relabel when work * this > alpha * n + m (0: only when "
