@@ -117,8 +117,7 @@ GPU_SYNC_ROUNDS = Kernel("gpu_sync", "rounds_kernel", persistent=True)
 SYNC_COUNTS = CounterLayout("gpu_sync", (("rounds", "ROUND"),) + tuple(
     (name, name.upper()) for name in ("pushes", "relabels", "bfs_levels")))
 
-KSP_MPS, KSP_YEN = (Kernel("ksp", f"{algorithm}_kernel", block_per_item=True)
-                    for algorithm in ("mps", "yen"))
+KSP = Kernel("ksp", "ksp_kernel", block_per_item=True)
 
 STABILIZING_LABELS, STABILIZING_GUARDS, STABILIZING_MOVES = (
     Kernel("self_stabilizing", f"{step}_kernel") for step in ("labels", "guards", "moves"))

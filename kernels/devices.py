@@ -231,7 +231,8 @@ class GpuDevice(Device):
         if self.shares_host:
             while not stop.query():
                 time.sleep(SHARED_WAIT_SECONDS)
-        stop.synchronize()
+        else:
+            stop.synchronize()
         self.add_seconds(kind, stop.time_since(start) / 1000)
 
     def _function(self, kernel: Kernel):
@@ -243,11 +244,15 @@ class GpuDevice(Device):
                 kernel.pycuda_types)
         return self.functions[kernel.name]
 
+    @functools.cached_property
+    def multiprocessors(self) -> int:
+        """The GPU's multiprocessors: a persistent kernel's grid is MIN_BLOCKS blocks each."""
+        attribute = self.cuda.device_attribute.MULTIPROCESSOR_COUNT
+        return self.cuda.Context.get_device().get_attribute(attribute)
+
     def _grid(self, kernel: Kernel, items: int, block: int) -> tuple[int, int]:
         if kernel.persistent:
-            attribute = self.cuda.device_attribute.MULTIPROCESSOR_COUNT
-            multiprocessors = self.cuda.Context.get_device().get_attribute(attribute)
-            return (multiprocessors * source_constant(kernel.file, "MIN_BLOCKS"), 1)
+            return (self.multiprocessors * source_constant(kernel.file, "MIN_BLOCKS"), 1)
         if kernel.block_per_item:
             return (max(items, 1), 1)
         return (max(1, -(-kernel.threads(items) // block)), 1)

@@ -1,6 +1,7 @@
 // K shortest loopless paths, one source-target pair per block (Reis, Espindola, Souza &
-// Milanes, Algorithms 1-6): mps_kernel (MPS: candidates from the forward sorted star and the
-// tree of shortest paths to t) and yen_kernel (Yen: a shortest-path search per candidate).
+// Milanes, Algorithms 1-6): ksp_kernel, MPS where its `shortcut` is set (candidates from the
+// forward sorted star and the tree of shortest paths to t), else Yen (a shortest-path search
+// per candidate).
 //
 // A block runs the whole of Algorithm 4 for its pair: distances to t by a block-wide
 // Bellman-Ford over the arcs (backwards), the tree of shortest paths (Algorithm 1), the
@@ -336,15 +337,15 @@ static __device__ void write_paths(const Pool &pool, int n, int total, int *out_
         }
 }
 
-// Algorithm 4 for the block's pair: the tree of shortest paths to t, the sorted star (MPS),
-// then K - 1 rounds of candidates and the shortest chosen.
-static __device__ void ksp(bool shortcut, int n, int k, int pairs, int groups, const int *first,
-                           const int *tail, const int *head, const long long *length,
-                           const int *sources, const int *targets, long long *dist, int *tree,
-                           int *order, int *pool_path, int *pool_len, long long *pool_key,
-                           int *pool_dev, int *pool_state, int *found, long long *group_dist,
-                           int *group_mark, int *out_path, int *out_len, long long *out_key,
-                           int *out_count)
+// Algorithm 4 for the block's pair: the tree of shortest paths to t, the sorted star (MPS,
+// where `shortcut` is set; Yen without it), then K - 1 rounds of candidates and the shortest
+// chosen.
+extern "C" __global__ void __launch_bounds__(BLOCK) ksp_kernel(
+    int shortcut, int n, int k, int pairs, int groups, const int *first, const int *tail,
+    const int *head, const long long *length, const int *sources, const int *targets,
+    long long *dist, int *tree, int *order, int *pool_path, int *pool_len, long long *pool_key,
+    int *pool_dev, int *pool_state, int *found, long long *group_dist, int *group_mark,
+    int *out_path, int *out_len, long long *out_key, int *out_count)
 {
     __shared__ int paths_found, used;
     const int pair = blockIdx.x;
@@ -408,28 +409,4 @@ static __device__ void ksp(bool shortcut, int n, int k, int pairs, int groups, c
                 out_len + (size_t)pair * k, out_key + (size_t)pair * k);
     if (threadIdx.x == 0)
         out_count[pair] = paths_found;
-}
-
-extern "C" __global__ void __launch_bounds__(BLOCK) mps_kernel(
-    int n, int k, int pairs, int groups, const int *first, const int *tail, const int *head,
-    const long long *length, const int *sources, const int *targets, long long *dist, int *tree,
-    int *order, int *pool_path, int *pool_len, long long *pool_key, int *pool_dev,
-    int *pool_state, int *found, long long *group_dist, int *group_mark, int *out_path,
-    int *out_len, long long *out_key, int *out_count)
-{
-    ksp(true, n, k, pairs, groups, first, tail, head, length, sources, targets, dist, tree, order,
-        pool_path, pool_len, pool_key, pool_dev, pool_state, found, group_dist, group_mark,
-        out_path, out_len, out_key, out_count);
-}
-
-extern "C" __global__ void __launch_bounds__(BLOCK) yen_kernel(
-    int n, int k, int pairs, int groups, const int *first, const int *tail, const int *head,
-    const long long *length, const int *sources, const int *targets, long long *dist, int *tree,
-    int *order, int *pool_path, int *pool_len, long long *pool_key, int *pool_dev,
-    int *pool_state, int *found, long long *group_dist, int *group_mark, int *out_path,
-    int *out_len, long long *out_key, int *out_count)
-{
-    ksp(false, n, k, pairs, groups, first, tail, head, length, sources, targets, dist, tree, order,
-        pool_path, pool_len, pool_key, pool_dev, pool_state, found, group_dist, group_mark,
-        out_path, out_len, out_key, out_count);
 }

@@ -11,7 +11,7 @@ import numpy as np
 
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels import ksp_cpu
-from maxflow_cli.kernels.declarations import KSP_MPS, KSP_YEN, source_constant
+from maxflow_cli.kernels.declarations import KSP, source_constant
 from maxflow_cli.kernels.devices import layout_bytes, open_device
 from maxflow_cli.memory import human_bytes
 
@@ -52,14 +52,14 @@ def empty_outputs(pairs: int, k: int, n: int) -> dict[str, np.ndarray]:
 
 
 class KspKernels:
-    """ksp.cu's kernel of `algorithm` ("mps" or "yen") on the GPU (kind "gpu") or its twin:
+    """ksp.cu's kernel, for `algorithm` "mps" or "yen", on the GPU (kind "gpu") or its twin:
     the graph uploaded once, scratch for ``batch`` pairs allocated once (as many as the
     device's scratch budget holds, no more than `pairs`); a block of BLOCK threads a pair."""
 
     def __init__(self, kind: str, graph, k: int, algorithm: str, share: float,
                  pairs: int | None = None):
         self.graph, self.k = graph, k
-        self.kernel = KSP_MPS if algorithm == "mps" else KSP_YEN
+        self.shortcut = int(algorithm == "mps")
         groups = groups_for(share)
         layout = _scratch(graph.n, graph.m, k, groups)
         self.pair_bytes = per_pair = layout_bytes(layout)
@@ -100,6 +100,6 @@ class KspKernels:
         device.upload("sources", np.ascontiguousarray(sources, np.int32))
         device.upload("targets", np.ascontiguousarray(targets, np.int32))
         with device.timed("kernels"):
-            device.launch(self.kernel, sources.shape[0], pairs=sources.shape[0])
+            device.launch(KSP, sources.shape[0], pairs=sources.shape[0], shortcut=self.shortcut)
         for name in OUTPUTS:
             device.download(name, outputs[name])

@@ -269,9 +269,12 @@ def _pair(n, k, s, t, shortcut, first, tail, head, length, dist, tree, order, pa
 
 
 @numba.njit(cache=True, parallel=True)
-def _pairs(n, k, pairs, groups, shortcut, first, tail, head, length, sources, targets, dist,
-           tree, order, pool_path, pool_len, pool_key, pool_dev, pool_state, found, group_dist,
-           group_mark, out_path, out_len, out_key, out_count):
+def ksp_kernel(shortcut, n, k, pairs, groups, first, tail, head, length, sources, targets, dist,
+               tree, order, pool_path, pool_len, pool_key, pool_dev, pool_state, found,
+               group_dist, group_mark, out_path, out_len, out_key, out_count):
+    """Twin of ksp_kernel: every pair's K shortest paths, MPS where `shortcut` is set
+    (candidates by the sorted star and the tree first), else Yen (a shortest-path search per
+    spur vertex)."""
     m, size = head.shape[0], pool_size(n, k)
     for pair in prange(pairs):
         out_count[pair] = _pair(
@@ -286,23 +289,3 @@ def _pairs(n, k, pairs, groups, shortcut, first, tail, head, length, sources, ta
             group_dist[pair * groups * n:(pair * groups + 1) * n],
             out_path[pair * k * n:(pair + 1) * k * n].reshape(k, n),
             out_len[pair * k:(pair + 1) * k], out_key[pair * k:(pair + 1) * k])
-
-
-@numba.njit(cache=True)
-def mps_kernel(n, k, pairs, groups, first, tail, head, length, sources, targets, dist, tree,
-               order, pool_path, pool_len, pool_key, pool_dev, pool_state, found, group_dist,
-               group_mark, out_path, out_len, out_key, out_count):
-    """Twin of mps_kernel: MPS, candidates by the sorted star and the tree first."""
-    _pairs(n, k, pairs, groups, True, first, tail, head, length, sources, targets, dist, tree,
-           order, pool_path, pool_len, pool_key, pool_dev, pool_state, found, group_dist,
-           group_mark, out_path, out_len, out_key, out_count)
-
-
-@numba.njit(cache=True)
-def yen_kernel(n, k, pairs, groups, first, tail, head, length, sources, targets, dist, tree,
-               order, pool_path, pool_len, pool_key, pool_dev, pool_state, found, group_dist,
-               group_mark, out_path, out_len, out_key, out_count):
-    """Twin of yen_kernel: Yen, a shortest-path search per spur vertex."""
-    _pairs(n, k, pairs, groups, False, first, tail, head, length, sources, targets, dist, tree,
-           order, pool_path, pool_len, pool_key, pool_dev, pool_state, found, group_dist,
-           group_mark, out_path, out_len, out_key, out_count)

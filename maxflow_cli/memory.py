@@ -146,10 +146,12 @@ GPU = GpuTracker()
 class PhasePeaks:
     """Where a command's peaks occur: ``after(phase)`` notes the peak resident set and the GPU
     peak so far (both only rise); each peak occurs in the phase after which it last rose.
-    Needs no reset of the peak, so it holds where resetting fails; the host peak counts from
-    the start of the process."""
+    Needs no reset of the host peak, so it holds where resetting fails: that peak counts from
+    the start of the process; the GPU peak counts from here (what an earlier command in the
+    same process held is not this one's)."""
 
     def __init__(self):
+        GPU.reset()
         self.host = self.gpu = 0
         self.host_phase = self.gpu_phase = None
 

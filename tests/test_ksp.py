@@ -1,6 +1,6 @@
-"""ksp.cu's kernels: the Numba twins of mps_kernel and yen_kernel against the reference Yen
+"""ksp.cu's kernel: its Numba twin, as MPS and as Yen, against the reference Yen
 (the same keys, pair by pair, for any group count), the groups a share gives; on a GPU
-(marked gpu), each kernel against its twin on the same pairs: the same paths, vertex for
+(marked gpu), the kernel, as each, against its twin on the same pairs: the same paths, vertex for
 vertex, for every share of Table 1."""
 
 import numpy as np

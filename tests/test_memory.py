@@ -101,3 +101,14 @@ def test_each_peak_is_placed_in_the_phase_after_which_it_last_rose(monkeypatch):
     peaks.after("check")
     assert peaks.report() == {"peak_host_bytes": 300, "peak_host_phase": "build",
                               "peak_gpu_bytes": 40, "peak_gpu_phase": "solve"}
+
+
+def test_the_gpu_peak_counts_from_the_command_that_watches_it(monkeypatch):
+    monkeypatch.setattr(memory, "peak_rss", lambda: 100)
+    tracker = memory.GpuTracker()
+    monkeypatch.setattr(memory, "GPU", tracker)
+    tracker.allocated(80)  # an earlier command in the same process, since freed
+    tracker.freed(80)
+    peaks = memory.PhasePeaks()
+    peaks.after("solve")
+    assert peaks.report()["peak_gpu_bytes"] is None

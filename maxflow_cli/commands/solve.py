@@ -147,6 +147,19 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     _write_outputs(graph, result, certificate, flow_file, trace_file, cut_file)
     peaks.after("output")
 
+    report = _report(file, spec, options, graph, result, times, peaks.report(),
+                     certificate if run_check else None)
+    if as_json:
+        click.echo(json.dumps(report), err=report_to_stderr)
+    else:
+        _print_report(report, sys.stderr if report_to_stderr else sys.stdout)
+    if certificate is not None and run_check and not certificate.ok:
+        raise CheckFailed("the answer certificate fails: " + "; ".join(certificate.problems))
+
+
+def _report(file, spec, options, graph, result, times, memory_peaks, certificate) -> dict:
+    """What `solve` prints (as text or --json): the answer, the times in phase order, the
+    counters, the memory peaks, the certificate's verdict (when --check) and the race's."""
     report = {
         "file": file,
         "solver": spec.name,
@@ -157,21 +170,16 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
         "times": _in_phase_order(times),
         "counters": result.counters,
         "params": options.params,
-        "memory": peaks.report(),
+        "memory": memory_peaks,
     }
-    if certificate is not None and run_check:
+    if certificate is not None:
         report["check"] = {"ok": certificate.ok, "problems": certificate.problems,
                            "cut_capacity": certificate.cut_capacity}
     if result.winner:
         report |= {"winner": result.winner, "why": result.why}
     if result.trace:
         report["trace"] = result.trace
-    if as_json:
-        click.echo(json.dumps(report), err=report_to_stderr)
-    else:
-        _print_report(report, sys.stderr if report_to_stderr else sys.stdout)
-    if certificate is not None and run_check and not certificate.ok:
-        raise CheckFailed("the answer certificate fails: " + "; ".join(certificate.problems))
+    return report
 
 
 def _resolve(spec, options: SolveOptions) -> SolveOptions:

@@ -51,6 +51,19 @@ def _add_active(i, d, first_active, b_next):
 
 
 @numba.njit(cache=True, inline="always")
+def _activate(j, d, first_active, first_inactive, b_next, b_prev):
+    """hi_pr's iDelete (a list's first has b_prev n), then aAdd: j, inactive in bucket d,
+    becomes active there."""
+    nxt, prv = b_next[j], b_prev[j]
+    if first_inactive[d] == j:
+        first_inactive[d] = nxt
+    else:
+        b_next[prv] = nxt
+    b_prev[nxt] = prv
+    _add_active(j, d, first_active, b_next)
+
+
+@numba.njit(cache=True, inline="always")
 def _add_inactive(i, d, first_inactive, b_next, b_prev):
     """hi_pr's iAdd: put i at the front of the inactive list of bucket d (n is the sentinel)."""
     nxt = first_inactive[d]
@@ -199,9 +212,8 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
             a_max -= 1
             continue
         first_active[a_max] = b_next[i]
-        # discharge(i): push along admissible arcs (to a label one lower) from i's current
-        # arc on; when none is left, relabel i (and relabel a gap if that emptied its bucket)
-        # and go on, until i has no excess (it joins its bucket's inactive list) or label n
+        # discharge(i): push along admissible arcs (to a label one lower) from i's current arc
+        # on; with none left, relabel i (a gap if its bucket emptied), until i has no excess
         while True:
             d = label[i]
             j_label = d - 1
@@ -214,14 +226,7 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
                         res[a] -= delta
                         res[rev[a]] += delta
                         if j != sink and excess[j] == 0:
-                            # hi_pr's iDelete (a list's first has b_prev n), then aAdd
-                            nxt, prv = b_next[j], b_prev[j]
-                            if first_inactive[j_label] == j:
-                                first_inactive[j_label] = nxt
-                            else:
-                                b_next[prv] = nxt
-                            b_prev[nxt] = prv
-                            _add_active(j, j_label, first_active, b_next)
+                            _activate(j, j_label, first_active, first_inactive, b_next, b_prev)
                             a_min, a_max, d_max = _widened(a_min, a_max, d_max, j_label)
                         excess[j] += delta
                         excess[i] -= delta
