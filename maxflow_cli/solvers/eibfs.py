@@ -12,8 +12,8 @@ from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 
 VARIANT = Parameter("variant", str, "eibfs",
-                    "eibfs: augment by the bridge's capacity, imbalances left in the trees "
-                    "(ESA 2015); ibfs: by the whole path's bottleneck (ESA 2011)",
+                    "'eibfs' augments by the bridge's capacity, imbalances left in the trees "
+                    "(ESA 2015); 'ibfs' by the whole path's bottleneck (ESA 2011)",
                     choices=("eibfs", "ibfs"))
 
 
