@@ -51,19 +51,6 @@ def _add_active(i, d, first_active, b_next):
 
 
 @numba.njit(cache=True, inline="always")
-def _activate(j, d, first_active, first_inactive, b_next, b_prev):
-    """hi_pr's iDelete (a list's first has b_prev n), then aAdd: j, inactive in bucket d,
-    becomes active there."""
-    nxt, prv = b_next[j], b_prev[j]
-    if first_inactive[d] == j:
-        first_inactive[d] = nxt
-    else:
-        b_next[prv] = nxt
-    b_prev[nxt] = prv
-    _add_active(j, d, first_active, b_next)
-
-
-@numba.njit(cache=True, inline="always")
 def _add_inactive(i, d, first_inactive, b_next, b_prev):
     """hi_pr's iAdd: put i at the front of the inactive list of bucket d (n is the sentinel)."""
     nxt = first_inactive[d]
@@ -193,9 +180,8 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
                b_next, b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
                counters, parallel_gap, gaps_above, seeded_from, work_budget, update_first,
                stop):
-    """hi_pr's stageOne(), discharge() written out, on unsigned views (see hipr_stage_one)."""
-    n = label.shape[0]
-    threshold = alpha * n + head.shape[0] // 2  # alpha * n + m
+    """hi_pr's stageOne() on unsigned views (see hipr_stage_one): the buckets, by a global
+    update or from the labels given, then the discharges."""
     if update_first:
         a_max, a_min, d_max = _global_update(first, head, rev, res, excess, label, current,
                                              sink, seeded_from, first_active, first_inactive,
@@ -203,6 +189,20 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
     else:
         a_max, a_min, d_max = _build_buckets(label, excess, source, sink, first_active,
                                              first_inactive, b_next, b_prev)
+    threshold = alpha * label.shape[0] + head.shape[0] // 2  # alpha * n + m
+    return _discharges(first, head, rev, res, excess, label, current, first_active,
+                       first_inactive, b_next, b_prev, sink, frequency, beta, threshold,
+                       stop_at_global_update, counters, parallel_gap, gaps_above, seeded_from,
+                       work_budget, stop, a_max, a_min, d_max)
+
+
+@numba.njit(cache=True)
+def _discharges(first, head, rev, res, excess, label, current, first_active, first_inactive,
+                b_next, b_prev, sink, frequency, beta, threshold, stop_at_global_update,
+                counters, parallel_gap, gaps_above, seeded_from, work_budget, stop, a_max,
+                a_min, d_max):
+    """hi_pr's stageOne() loop, discharge() written out: the highest active vertex's in turn."""
+    n = label.shape[0]
     work = 0
     while a_max >= a_min:
         if stop[0]:
@@ -226,7 +226,14 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
                         res[a] -= delta
                         res[rev[a]] += delta
                         if j != sink and excess[j] == 0:
-                            _activate(j, j_label, first_active, first_inactive, b_next, b_prev)
+                            # hi_pr's iDelete (a list's first has b_prev n), then aAdd
+                            nxt, prv = b_next[j], b_prev[j]
+                            if first_inactive[j_label] == j:
+                                first_inactive[j_label] = nxt
+                            else:
+                                b_next[prv] = nxt
+                            b_prev[nxt] = prv
+                            _add_active(j, j_label, first_active, b_next)
                             a_min, a_max, d_max = _widened(a_min, a_max, d_max, j_label)
                         excess[j] += delta
                         excess[i] -= delta
