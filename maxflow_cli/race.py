@@ -1,5 +1,6 @@
-"""CPU solvers raced beside a GPU engine, or beside each other: each on a thread of its own,
-the first answer taken, the others told to stop.
+"""CPU solvers raced beside a GPU engine, or beside each other: each on a thread of its own
+(workers kept between races; for auto on the CPU, the calling thread runs the first), the
+first answer taken, the others told to stop at once.
 
 Which algorithm is fastest depends on the shape of the network, and no rule read off its
 size or degrees says which in advance: on a path or Goldberg's bad case a GPU's synchronous
@@ -12,10 +13,12 @@ loop releases the GIL and returns soon after ``options.stop[0]`` is set; its ans
 dropped.
 """
 
+import os
 import queue
 import threading
 import time
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
@@ -27,8 +30,8 @@ NO_RIVALS = "none"
 RIVALS = Parameter(
     "rivals", str, "hipr+hpf",
     "CPU solvers that race, each on a thread of its own, joined by '+': beside gpu-sync's "
-    "GPU engine (none: the engine alone), or each other for auto without a GPU; the first "
-    "answer wins")
+    "GPU engine (none: the engine alone), or each other for auto without a GPU (the first "
+    "named on the calling thread); the first answer wins")
 
 
 def rival_solvers() -> list[str]:
@@ -58,9 +61,12 @@ def entrants(text: str, want_flow: bool) -> list:
 
 
 def prepare(entrants: list) -> float:
-    """Compile each rival as it races (with a stop flag): the seconds it took."""
-    return sum(spec.prepare(replace(options, stop=np.zeros(1, np.uint8)))
-               for spec, options in entrants)
+    """Compile each rival as it races (with a stop flag) and start the threads they will run
+    on: the seconds it took."""
+    started = time.perf_counter()
+    _WORKERS.reserve(len(entrants))
+    return time.perf_counter() - started + sum(
+        spec.prepare(replace(options, stop=np.zeros(1, np.uint8))) for spec, options in entrants)
 
 
 def joined(entrants: list) -> str:
@@ -68,46 +74,96 @@ def joined(entrants: list) -> str:
     return " and ".join(spec.name for spec, _ in entrants)
 
 
-class Rival:
-    """One solver running on a thread of its own until it answers or is stopped; it puts
-    itself in `finished` when it is done, so that the race reads the rivals in the order they
-    ended."""
+class _Workers:
+    """Daemon threads kept from one race to the next, each taking the next job when idle:
+    a woken worker runs its rival within microseconds, where a new thread took 1-2 ms to
+    start on the 2-core machine (README, "The race")."""
 
-    def __init__(self, spec, options: SolveOptions, graph, finished: queue.SimpleQueue):
+    def __init__(self):
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+
+    def reserve(self, count: int) -> None:
+        """Start workers until `count` are idle (before a race, out of its time)."""
+        with self._lock:
+            while self._idle < count:
+                self._start()
+
+    def run(self, job) -> None:
+        """Run job() on an idle worker, or on a new one when all are busy."""
+        with self._lock:
+            if not self._idle:
+                self._start()
+            self._idle -= 1
+        self._jobs.put(job)
+
+    def _start(self) -> None:
+        """One more idle worker (the lock held)."""
+        self._idle += 1
+        threading.Thread(target=self._work, daemon=True).start()
+
+    def _work(self) -> None:
+        """A worker's life: one job after another."""
+        while True:
+            self._jobs.get()()
+            with self._lock:
+                self._idle += 1
+
+
+_WORKERS = _Workers()
+os.register_at_fork(after_in_child=_WORKERS.__init__)  # a child has none of the threads
+
+
+class Rival:
+    """One solver, run by a worker until it answers or is stopped."""
+
+    def __init__(self, spec, options: SolveOptions, graph):
         self.name = spec.name
         self.stop = np.zeros(1, np.uint8)
         self.answer: SolveResult | None = None
-        self._finished = finished
-        threading.Thread(target=self._solve, args=(spec, replace(options, stop=self.stop),
-                                                   graph), daemon=True).start()
+        self._solve = partial(spec.solve, graph, replace(options, stop=self.stop))
 
-    def _solve(self, spec, options: SolveOptions, graph) -> None:
-        """The thread: the answer, unless the solver failed (out of memory, say) or was
-        stopped."""
+    def run(self, done) -> None:
+        """Solve, then done(self, answer): None where the solver failed (out of memory, say)
+        or was stopped."""
         try:
-            answer = spec.solve(graph, options)
-            if not self.stop[0]:
-                self.answer = answer
+            answer = self._solve()
         except Exception:  # a rival that fails leaves the race to the others
-            pass
-        finally:
-            self._finished.put(self)
+            answer = None
+        done(self, answer)
 
 
 class Race:
     """Rivals, (spec, options) pairs, started on entry and stopped on exit; ``winner()``
-    looks without waiting, ``first()`` waits."""
+    looks without waiting, ``first()`` waits. The first answer stops the others at once.
+    With `here`, first() runs the first rival on the calling thread, which would only wait
+    otherwise: it starts at once, where a worker takes a while to be scheduled."""
 
-    def __init__(self, rivals, graph):
-        self._entrants, self._graph = rivals, graph
+    def __init__(self, rivals, graph, here: bool = False):
+        self._entrants, self._graph, self._here = rivals, graph, here
         self._finished: queue.SimpleQueue = queue.SimpleQueue()
+        self._lock = threading.Lock()
         self._rivals: list[Rival] = []
 
     def __enter__(self) -> "Race":
         self._started = time.perf_counter()
-        self._rivals = [Rival(spec, options, self._graph, self._finished)
-                        for spec, options in self._entrants]
+        self._rivals = [Rival(spec, options, self._graph) for spec, options in self._entrants]
+        self._all = tuple(self._rivals)
+        for rival in self._all[1 if self._here else 0:]:
+            _WORKERS.run(partial(rival.run, self._done))
         return self
+
+    def _done(self, rival: Rival, answer: SolveResult | None) -> None:
+        """A rival's end, on its thread: the first answer is kept and stops the others; later
+        ones are dropped. The queue holds the rivals in the order they ended."""
+        with self._lock:
+            if answer is not None and not rival.stop[0]:
+                rival.answer = answer
+                for other in self._all:
+                    if other is not rival:
+                        other.stop[0] = 1
+            self._finished.put(rival)
 
     def winner(self) -> SolveResult | None:
         """The answer of the first rival to have answered, if any, without waiting."""
@@ -117,7 +173,10 @@ class Race:
         return None
 
     def first(self) -> SolveResult:
-        """Wait for the first answer."""
+        """Wait for the first answer (running the first rival here, with `here`)."""
+        if self._here:
+            self._here = False
+            self._all[0].run(self._done)
         while self._rivals:
             if (answer := self._answer_of(self._finished.get())) is not None:
                 return answer
@@ -132,7 +191,7 @@ class Race:
         return _timed(rival.answer, time.perf_counter() - self._started)
 
     def __exit__(self, *exc) -> None:
-        """Tell the rivals still running to stop (their threads end on their own)."""
+        """Tell the rivals still running to stop (their workers go back to waiting)."""
         for rival in self._rivals:
             rival.stop[0] = 1
         self._rivals = []

@@ -1,6 +1,7 @@
 """The race: rivals on threads, the first good answer taken, the others told to stop,
 failures passed over; real rivals stop when told; and the rivals' names checked."""
 
+import multiprocessing
 import threading
 import time
 from types import SimpleNamespace
@@ -37,6 +38,13 @@ def _rival(name, seconds=0.0, fails=False, stopped=None):
     return SimpleNamespace(name=name, solve=solve), SolveOptions()
 
 
+def _on(threads, rival):
+    """`rival` noting in `threads` the thread that runs it."""
+    spec, options = rival
+    return SimpleNamespace(name=spec.name, solve=lambda graph, options: (
+        threads.append(threading.current_thread()) or spec.solve(graph, options))), options
+
+
 def test_the_first_answer_wins_and_the_others_are_stopped():
     stopped = threading.Event()
     started = time.perf_counter()
@@ -49,11 +57,49 @@ def test_the_first_answer_wins_and_the_others_are_stopped():
     assert stopped.wait(5)
 
 
-def test_the_winner_is_the_first_to_finish_not_the_first_listed():
-    with Race([_rival("later", 0.3), _rival("sooner", 0.05)], GRAPH) as race:
-        time.sleep(0.6)  # both have answered before anyone looks
-        assert race.winner().solver == "sooner"
-        assert race.winner().solver == "later" and race.winner() is None
+def test_the_first_to_finish_wins_and_stops_the_others_before_anyone_looks():
+    stopped = threading.Event()
+    with Race([_rival("later", 30, stopped=stopped), _rival("sooner", 0.05)], GRAPH) as race:
+        assert stopped.wait(5)
+        time.sleep(0.1)  # both have ended before anyone looks
+        assert race.winner().solver == "sooner" and race.winner() is None
+
+
+def test_races_reuse_their_threads():
+    threads = []
+    for _ in range(20):
+        with Race([_on(threads, _rival("one")), _on(threads, _rival("two"))], GRAPH) as race:
+            race.first()
+    assert len(threads) >= 20 and len(set(threads)) <= 4
+
+
+def test_here_the_calling_thread_runs_the_first_rival_until_another_answers():
+    stopped, threads = threading.Event(), []
+    started = time.perf_counter()
+    with Race([_on(threads, _rival("slow", 30, stopped=stopped)), _rival("quick", 0.05)],
+              GRAPH, here=True) as race:
+        assert race.first().solver == "quick" and stopped.is_set()
+    assert time.perf_counter() - started < 10 and threads == [threading.current_thread()]
+    stopped.clear()
+    with Race([_rival("quick", 0.05), _rival("slow", 30, stopped=stopped)], GRAPH,
+              here=True) as race:
+        assert race.first().solver == "quick"
+    assert stopped.wait(5)
+
+
+def _race_in_a_child():
+    with Race([_rival("child", 0.01)], GRAPH) as race:
+        assert race.first().solver == "child"
+
+
+def test_a_forked_child_races_on_threads_of_its_own():
+    with Race([_rival("parent", 0.01)], GRAPH) as race:
+        race.first()
+    child = multiprocessing.get_context("fork").Process(target=_race_in_a_child)
+    child.start()
+    child.join(30)
+    child.kill()  # one that hangs (an ended one is left as it is)
+    assert child.exitcode == 0
 
 
 def test_a_failed_rival_is_passed_over():

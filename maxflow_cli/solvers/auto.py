@@ -1,7 +1,8 @@
 """`auto`, the default of `maxflow solve`: the engines raced, the first answer taken.
 
 Where a GPU is usable, gpu-sync runs there with its CPU rivals (hipr and hpf, each on a
-thread of its own); elsewhere the rivals race alone. No rule read off the network's size or
+thread of its own); elsewhere the rivals race alone, the first (hipr) on the calling
+thread, which has nothing else to do. No rule read off the network's size or
 shape decides in advance which wins (see maxflow_cli.race): each shape of the suite has
 another winner, and a race costs the others' cores, not their time.
 """
@@ -24,7 +25,7 @@ def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
         why = f"a GPU is usable, so gpu-sync ran: {result.why}"
     else:
         rivals = _cpu_rivals(options)
-        with Race(rivals, graph) as race:
+        with Race(rivals, graph, here=True) as race:
             result = race.first()
         result = replace(result, winner=result.solver)
         why = f"no GPU is used: {joined(rivals)} raced on the CPU and {result.winner} " \
