@@ -1,0 +1,1 @@
+"""Boykov-Kolmogorov search trees (search_trees.py), for the `bk` solver."""
