@@ -710,7 +710,23 @@ def _is_inner(u, v, source, sink):
 
 
 @numba.njit(cache=True)
-def _inner_graph(n, head, rev, cap, arc_of_input, source, sink):
+def _inner_offsets(first, head, source, sink):
+    """Where each vertex's inner arcs begin: a vertex has one for each of its residual arcs
+    whose two ends are inner vertices, distinct (each stands for an input arc or its
+    reverse). Counted in one sequential pass over the residual graph, not in input order."""
+    n = first.shape[0] - 1
+    inner_first = np.zeros(n + 1, np.int32)
+    for u in range(n):
+        count = 0
+        if u != source and u != sink:
+            for a in range(first[u], first[u + 1]):
+                count += _is_inner(u, head[a], source, sink)
+        inner_first[u + 1] = inner_first[u] + count
+    return inner_first
+
+
+@numba.njit(cache=True)
+def _inner_graph(outer_first, head, rev, cap, arc_of_input, source, sink):
     """The arcs the search can use, laid out as the authors' code lays out its graph: each
     vertex's arcs in input order (an input arc's forward arc at its tail, its reverse at its
     head), arcs of the source and sink and self-loops left out (they are terminal
@@ -718,15 +734,9 @@ def _inner_graph(n, head, rev, cap, arc_of_input, source, sink):
     the authors' growths, augmentations and orphans; and it scans no terminal arcs.
     Returns the forward star (first, head, rev), the residuals and open_back of its arcs
     at the start, and where each input arc's forward arc lies (-1: left out)."""
-    first = np.zeros(n + 1, np.int32)
+    n = outer_first.shape[0] - 1
+    first = _inner_offsets(outer_first, head, source, sink)
     m = arc_of_input.shape[0]
-    for i in range(m):
-        u, v = head[rev[arc_of_input[i]]], head[arc_of_input[i]]
-        if _is_inner(u, v, source, sink):
-            first[u + 1] += 1
-            first[v + 1] += 1
-    for v in range(n):
-        first[v + 1] += first[v]
     fill = first[:n].copy()
     arcs = first[n]
     inner_head, inner_rev = np.empty(arcs, np.int32), np.empty(arcs, np.int32)
@@ -766,7 +776,7 @@ def eibfs_max_preflow(first, head, rev, cap, res, source, sink, arc_of_input, ex
     excess, sink_capacity = _terminal_excesses(first, head, rev, cap, res, source, sink)
     label, tree, stamps, buckets, active, state = _initial_forest(excess, source, sink)
     inner_first, inner_head, inner_rev, inner_res, open_back, forward = _inner_graph(
-        excess.shape[0], head, rev, cap, arc_of_input, source, sink)
+        first, head, rev, cap, arc_of_input, source, sink)
     _search(inner_first, inner_head, inner_rev, inner_res, open_back, label, tree, excess,
             stamps, buckets, active, state, counters, excesses)
     _outer_residuals(inner_res, forward, arc_of_input, rev, cap, res)
