@@ -34,7 +34,10 @@ import numpy as np
 
 from maxflow_cli.pushrelabel.highest_label import hipr_stage_two
 
-NONE = -1
+NONE = np.uint32(2**32 - 1)
+"""No vertex, arc or son. The search's vertex and arc numbers are unsigned (uint32, below
+2^31), as in hpf: Numba guards every signed index against negative values, which took a
+sixth of the search's time on genrmf and the washington lines."""
 
 _search_jit = numba.njit(cache=True, _nrt=False)
 """The search's functions allocate nothing, so they run without Numba's reference counting:
@@ -650,11 +653,11 @@ def _initial_forest(excess, source, sink):
     of reach at 1 and -1."""
     n = excess.shape[0]
     label = np.zeros(n, np.int32)
-    tree = np.full((RESUME + 1, n), NONE, np.int32)
+    tree = np.full((RESUME + 1, n), NONE, np.uint32)
     tree[RESUME] = 0
     stamps = np.zeros((2, n), np.int64)
-    buckets = np.full((3, n + 3), NONE, np.int32)
-    active = np.empty((3, n + 1), np.int32)
+    buckets = np.full((3, n + 3), NONE, np.uint32)
+    active = np.empty((3, n + 1), np.uint32)
     state = np.zeros(STATE_SLOTS, np.int64)
     state[TOP_S] = 1
     state[TOP_T] = 1
@@ -715,7 +718,7 @@ def _inner_offsets(first, head, source, sink):
     whose two ends are inner vertices, distinct (each stands for an input arc or its
     reverse). Counted in one sequential pass over the residual graph, not in input order."""
     n = first.shape[0] - 1
-    inner_first = np.zeros(n + 1, np.int32)
+    inner_first = np.zeros(n + 1, np.uint32)
     for u in range(n):
         count = 0
         if u != source and u != sink:
@@ -739,7 +742,7 @@ def _inner_graph(outer_first, head, rev, cap, arc_of_input, source, sink):
     m = arc_of_input.shape[0]
     fill = first[:n].copy()
     arcs = first[n]
-    inner_head, inner_rev = np.empty(arcs, np.int32), np.empty(arcs, np.int32)
+    inner_head, inner_rev = np.empty(arcs, np.uint32), np.empty(arcs, np.uint32)
     res, open_back = np.empty(arcs, np.int64), np.empty(arcs, np.bool_)
     forward = np.full(m, -1, np.int32)
     for i in range(m):
