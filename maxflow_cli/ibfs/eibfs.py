@@ -38,6 +38,7 @@ NONE = np.uint32(2**32 - 1)
 """No vertex, arc or son. The search's vertex and arc numbers are unsigned (uint32, below
 2^31), as in hpf: Numba guards every signed index against negative values, which took a
 sixth of the search's time on genrmf and the washington lines."""
+ONE = np.uint32(1)  # a step along the arcs that keeps the arc number unsigned
 
 _search_jit = numba.njit(cache=True, _nrt=False)
 """The search's functions allocate nothing, so they run without Numba's reference counting:
@@ -340,7 +341,7 @@ def _adopt_at_level(first, head, rev, res, open_back, label, tree, counters, x, 
             _add_son(tree, x, head[a])
             counters[ADOPTIONS] += 1
             return True
-        a += 1
+        a += ONE
     return False
 
 
@@ -595,7 +596,7 @@ def _growth(first, head, rev, res, open_back, label, tree, excess, stamps, bucke
                     if label[x] != level:
                         break
                     continue  # the arc may still be residual: look at it again
-            a += 1
+            a += ONE
     state[LENGTH + row] = 0
 
 
