@@ -737,38 +737,36 @@ def _inner_graph(outer_first, head, rev, cap, arc_of_input, source, sink):
     capacities there). The search takes the first arc that fits, so this order makes it do
     the authors' growths, augmentations and orphans; and it scans no terminal arcs.
     Returns the forward star (first, head, rev), the residuals and open_back of its arcs
-    at the start, and where each input arc's forward arc lies (-1: left out)."""
+    at the start, and the residual graph's arc each of its arcs stands for (`outer`)."""
     n = outer_first.shape[0] - 1
     first = _inner_offsets(outer_first, head, source, sink)
-    m = arc_of_input.shape[0]
     fill = first[:n].copy()
     arcs = first[n]
     inner_head, inner_rev = np.empty(arcs, np.uint32), np.empty(arcs, np.uint32)
     res, open_back = np.empty(arcs, np.int64), np.empty(arcs, np.bool_)
-    forward = np.full(m, -1, np.int32)
-    for i in range(m):
-        u, v = head[rev[arc_of_input[i]]], head[arc_of_input[i]]
+    outer = np.empty(arcs, np.uint32)
+    for i in range(arc_of_input.shape[0]):
+        forward = arc_of_input[i]
+        backward = rev[forward]
+        u, v = head[backward], head[forward]
         if _is_inner(u, v, source, sink):
             a, b = fill[u], fill[v]
             fill[u] += 1
             fill[v] += 1
             inner_head[a], inner_head[b] = v, u
             inner_rev[a], inner_rev[b] = b, a
-            res[a], res[b] = cap[arc_of_input[i]], 0
+            outer[a], outer[b] = forward, backward
+            res[a], res[b] = cap[forward], 0
             open_back[a], open_back[b] = False, res[a] > 0
-            forward[i] = a
-    return first, inner_head, inner_rev, res, open_back, forward
+    return first, inner_head, inner_rev, res, open_back, outer
 
 
 @numba.njit(cache=True)
-def _outer_residuals(inner_res, forward, arc_of_input, rev, cap, res):
-    """Copy the inner arcs' residuals back to the residual graph's arcs (an input arc's
-    pair keeps its capacity between its two arcs)."""
-    for i in range(forward.shape[0]):
-        a = forward[i]
-        if a >= 0:
-            res[arc_of_input[i]] = inner_res[a]
-            res[rev[arc_of_input[i]]] = cap[arc_of_input[i]] - inner_res[a]
+def _outer_residuals(inner_res, outer, res):
+    """Copy the inner arcs' residuals to the residual graph's arcs they stand for, in one
+    sequential pass over the inner arcs."""
+    for a in range(inner_res.shape[0]):
+        res[outer[a]] = inner_res[a]
 
 
 @numba.njit(cache=True)
@@ -779,11 +777,11 @@ def eibfs_max_preflow(first, head, rev, cap, res, source, sink, arc_of_input, ex
     _inner_graph). Returns the excesses and the flow value (what the sink receives)."""
     excess, sink_capacity = _terminal_excesses(first, head, rev, cap, res, source, sink)
     label, tree, stamps, buckets, active, state = _initial_forest(excess, source, sink)
-    inner_first, inner_head, inner_rev, inner_res, open_back, forward = _inner_graph(
+    inner_first, inner_head, inner_rev, inner_res, open_back, outer = _inner_graph(
         first, head, rev, cap, arc_of_input, source, sink)
     _search(inner_first, inner_head, inner_rev, inner_res, open_back, label, tree, excess,
             stamps, buckets, active, state, counters, excesses)
-    _outer_residuals(inner_res, forward, arc_of_input, rev, cap, res)
+    _outer_residuals(inner_res, outer, res)
     unbacked = _settle_sink_arcs(first, head, rev, cap, res, excess, sink_capacity, source,
                                  sink)
     counters[DEFICIT_RETURNS] += unbacked
