@@ -180,9 +180,8 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
                b_next, b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
                counters, parallel_gap, gaps_above, seeded_from, work_budget, update_first,
                stop):
-    """hi_pr's stageOne(), discharge() written out, on unsigned views (see hipr_stage_one)."""
-    n = label.shape[0]
-    threshold = alpha * n + head.shape[0] // 2  # alpha * n + m
+    """hi_pr's stageOne() on unsigned views (see hipr_stage_one): the buckets, by a global
+    update or from the labels given, then the discharges."""
     if update_first:
         a_max, a_min, d_max = _global_update(first, head, rev, res, excess, label, current,
                                              sink, seeded_from, first_active, first_inactive,
@@ -190,6 +189,20 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
     else:
         a_max, a_min, d_max = _build_buckets(label, excess, source, sink, first_active,
                                              first_inactive, b_next, b_prev)
+    threshold = alpha * label.shape[0] + head.shape[0] // 2  # alpha * n + m
+    return _discharges(first, head, rev, res, excess, label, current, first_active,
+                       first_inactive, b_next, b_prev, sink, frequency, beta, threshold,
+                       stop_at_global_update, counters, parallel_gap, gaps_above, seeded_from,
+                       work_budget, stop, a_max, a_min, d_max)
+
+
+@numba.njit(cache=True)
+def _discharges(first, head, rev, res, excess, label, current, first_active, first_inactive,
+                b_next, b_prev, sink, frequency, beta, threshold, stop_at_global_update,
+                counters, parallel_gap, gaps_above, seeded_from, work_budget, stop, a_max,
+                a_min, d_max):
+    """hi_pr's stageOne() loop, discharge() written out: the highest active vertex's in turn."""
+    n = label.shape[0]
     work = 0
     while a_max >= a_min:
         if stop[0]:
