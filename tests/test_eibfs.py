@@ -2,6 +2,7 @@
 (parallel, zero, self-loops, into the source, out of the sink, source to sink), and the
 deficits EIBFS leaves without sink capacity, sent back so that stage 1 ends in a preflow."""
 
+import numpy as np
 import pytest
 from fixtures import DATA, VECTORS
 
@@ -9,7 +10,7 @@ from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.check import check_answer
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.ibfs.eibfs import COUNTER_NAMES
+from maxflow_cli.ibfs.eibfs import COUNTER_NAMES, _inner_offsets
 from maxflow_cli.network import Network
 from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
@@ -120,3 +121,17 @@ def test_a_vertex_with_source_and_sink_capacity_sends_straight_through():
 def test_an_unknown_variant_is_refused():
     with pytest.raises(ParameterError, match="--variant 'bfs': must be one of eibfs, ibfs"):
         get_solver("eibfs").resolve(SolveOptions(params={"variant": "bfs"}))
+
+
+def test_inner_degrees_count_each_input_arc_between_inner_vertices_at_both_ends():
+    """The search's forward star, counted over the residual graph in vertex order, gives each
+    vertex one arc per input arc between two distinct inner vertices that it ends."""
+    arcs = [(0, 1, 3), (1, 2, 0), (2, 1, 4), (1, 1, 2), (2, 4, 5), (4, 0, 1), (3, 2, 6),
+            (2, 3, 1), (0, 4, 7), (4, 4, 3), (3, 1, 2)]
+    graph = build_residual(Network.from_arcs(5, 0, 4, arcs))
+    degree = np.zeros(5, np.int64)
+    for u, v, _ in arcs:
+        if u != v and {u, v}.isdisjoint({0, 4}):
+            degree[[u, v]] += 1
+    first = _inner_offsets(graph.first, graph.head, 0, 4)
+    assert np.diff(first).tolist() == degree.tolist() == [0, 3, 4, 3, 0]

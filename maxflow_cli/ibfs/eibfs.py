@@ -34,7 +34,11 @@ import numpy as np
 
 from maxflow_cli.pushrelabel.highest_label import hipr_stage_two
 
-NONE = -1
+NONE = np.uint32(2**32 - 1)
+"""No vertex, arc or son. The search's vertex and arc numbers are unsigned (uint32, below
+2^31), as in hpf: Numba guards every signed index against negative values, a test and a
+select on each access of the search's inner loops, which the authors' pointers do without."""
+ONE = np.uint32(1)  # a step along the arcs that keeps the arc number unsigned
 
 _search_jit = numba.njit(cache=True, _nrt=False)
 """The search's functions allocate nothing, so they run without Numba's reference counting:
@@ -337,7 +341,7 @@ def _adopt_at_level(first, head, rev, res, open_back, label, tree, counters, x, 
             _add_son(tree, x, head[a])
             counters[ADOPTIONS] += 1
             return True
-        a += 1
+        a += ONE
     return False
 
 
@@ -592,7 +596,7 @@ def _growth(first, head, rev, res, open_back, label, tree, excess, stamps, bucke
                     if label[x] != level:
                         break
                     continue  # the arc may still be residual: look at it again
-            a += 1
+            a += ONE
     state[LENGTH + row] = 0
 
 
@@ -650,11 +654,11 @@ def _initial_forest(excess, source, sink):
     of reach at 1 and -1."""
     n = excess.shape[0]
     label = np.zeros(n, np.int32)
-    tree = np.full((RESUME + 1, n), NONE, np.int32)
+    tree = np.full((RESUME + 1, n), NONE, np.uint32)
     tree[RESUME] = 0
     stamps = np.zeros((2, n), np.int64)
-    buckets = np.full((3, n + 3), NONE, np.int32)
-    active = np.empty((3, n + 1), np.int32)
+    buckets = np.full((3, n + 3), NONE, np.uint32)
+    active = np.empty((3, n + 1), np.uint32)
     state = np.zeros(STATE_SLOTS, np.int64)
     state[TOP_S] = 1
     state[TOP_T] = 1
@@ -710,51 +714,59 @@ def _is_inner(u, v, source, sink):
 
 
 @numba.njit(cache=True)
-def _inner_graph(n, head, rev, cap, arc_of_input, source, sink):
+def _inner_offsets(first, head, source, sink):
+    """Where each vertex's inner arcs begin: a vertex has one for each of its residual arcs
+    whose two ends are inner vertices, distinct (each stands for an input arc or its
+    reverse). Counted in one sequential pass over the residual graph, not in input order."""
+    n = first.shape[0] - 1
+    inner_first = np.zeros(n + 1, np.uint32)
+    for u in range(n):
+        count = 0
+        if u != source and u != sink:
+            for a in range(first[u], first[u + 1]):
+                count += _is_inner(u, head[a], source, sink)
+        inner_first[u + 1] = inner_first[u] + count
+    return inner_first
+
+
+@numba.njit(cache=True)
+def _inner_graph(outer_first, head, rev, cap, arc_of_input, source, sink):
     """The arcs the search can use, laid out as the authors' code lays out its graph: each
     vertex's arcs in input order (an input arc's forward arc at its tail, its reverse at its
     head), arcs of the source and sink and self-loops left out (they are terminal
     capacities there). The search takes the first arc that fits, so this order makes it do
     the authors' growths, augmentations and orphans; and it scans no terminal arcs.
     Returns the forward star (first, head, rev), the residuals and open_back of its arcs
-    at the start, and where each input arc's forward arc lies (-1: left out)."""
-    first = np.zeros(n + 1, np.int32)
-    m = arc_of_input.shape[0]
-    for i in range(m):
-        u, v = head[rev[arc_of_input[i]]], head[arc_of_input[i]]
-        if _is_inner(u, v, source, sink):
-            first[u + 1] += 1
-            first[v + 1] += 1
-    for v in range(n):
-        first[v + 1] += first[v]
+    at the start, and the residual graph's arc each of its arcs stands for (`outer`)."""
+    n = outer_first.shape[0] - 1
+    first = _inner_offsets(outer_first, head, source, sink)
     fill = first[:n].copy()
     arcs = first[n]
-    inner_head, inner_rev = np.empty(arcs, np.int32), np.empty(arcs, np.int32)
+    inner_head, inner_rev = np.empty(arcs, np.uint32), np.empty(arcs, np.uint32)
     res, open_back = np.empty(arcs, np.int64), np.empty(arcs, np.bool_)
-    forward = np.full(m, -1, np.int32)
-    for i in range(m):
-        u, v = head[rev[arc_of_input[i]]], head[arc_of_input[i]]
+    outer = np.empty(arcs, np.uint32)
+    for i in range(arc_of_input.shape[0]):
+        forward = arc_of_input[i]
+        backward = rev[forward]
+        u, v = head[backward], head[forward]
         if _is_inner(u, v, source, sink):
             a, b = fill[u], fill[v]
             fill[u] += 1
             fill[v] += 1
             inner_head[a], inner_head[b] = v, u
             inner_rev[a], inner_rev[b] = b, a
-            res[a], res[b] = cap[arc_of_input[i]], 0
+            outer[a], outer[b] = forward, backward
+            res[a], res[b] = cap[forward], 0
             open_back[a], open_back[b] = False, res[a] > 0
-            forward[i] = a
-    return first, inner_head, inner_rev, res, open_back, forward
+    return first, inner_head, inner_rev, res, open_back, outer
 
 
 @numba.njit(cache=True)
-def _outer_residuals(inner_res, forward, arc_of_input, rev, cap, res):
-    """Copy the inner arcs' residuals back to the residual graph's arcs (an input arc's
-    pair keeps its capacity between its two arcs)."""
-    for i in range(forward.shape[0]):
-        a = forward[i]
-        if a >= 0:
-            res[arc_of_input[i]] = inner_res[a]
-            res[rev[arc_of_input[i]]] = cap[arc_of_input[i]] - inner_res[a]
+def _outer_residuals(inner_res, outer, res):
+    """Copy the inner arcs' residuals to the residual graph's arcs they stand for, in one
+    sequential pass over the inner arcs."""
+    for a in range(inner_res.shape[0]):
+        res[outer[a]] = inner_res[a]
 
 
 @numba.njit(cache=True)
@@ -765,11 +777,11 @@ def eibfs_max_preflow(first, head, rev, cap, res, source, sink, arc_of_input, ex
     _inner_graph). Returns the excesses and the flow value (what the sink receives)."""
     excess, sink_capacity = _terminal_excesses(first, head, rev, cap, res, source, sink)
     label, tree, stamps, buckets, active, state = _initial_forest(excess, source, sink)
-    inner_first, inner_head, inner_rev, inner_res, open_back, forward = _inner_graph(
-        excess.shape[0], head, rev, cap, arc_of_input, source, sink)
+    inner_first, inner_head, inner_rev, inner_res, open_back, outer = _inner_graph(
+        first, head, rev, cap, arc_of_input, source, sink)
     _search(inner_first, inner_head, inner_rev, inner_res, open_back, label, tree, excess,
             stamps, buckets, active, state, counters, excesses)
-    _outer_residuals(inner_res, forward, arc_of_input, rev, cap, res)
+    _outer_residuals(inner_res, outer, res)
     unbacked = _settle_sink_arcs(first, head, rev, cap, res, excess, sink_capacity, source,
                                  sink)
     counters[DEFICIT_RETURNS] += unbacked
