@@ -49,10 +49,11 @@ def min_cut_source_side(graph: ResidualGraph, res: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _scan(first, head, rev, res, label, order, low, high, level, end):
+def _scan(first, head, rev, res, label, order, low, high, level, end, shared):
     """Label level + 1 the unlabeled vertices that reach order[low:high] (of level `level`)
-    by a residual arc, each claimed by one thread (compare-and-swap), and append them to
-    `order` at end[0] (advanced atomically, FLUSH vertices at a time)."""
+    by a residual arc, and append them to `order` at end[0] (advanced atomically, FLUSH
+    vertices at a time). Where other threads scan the same level (`shared`), each vertex is
+    claimed by one of them (compare-and-swap)."""
     n = label.shape[0]
     found = np.empty(FLUSH, np.int32)
     count = 0
@@ -60,7 +61,9 @@ def _scan(first, head, rev, res, label, order, low, high, level, end):
         u = order[j]
         for a in range(first[u], first[u + 1]):
             v = head[a]
-            if label[v] == n and res[rev[a]] > 0 and atomic_cas(label, v, n, level + 1) == n:
+            if label[v] == n and res[rev[a]] > 0 and \
+                    (not shared or atomic_cas(label, v, n, level + 1) == n):
+                label[v] = level + 1
                 found[count] = v
                 count += 1
                 if count == FLUSH:
@@ -86,12 +89,12 @@ def sink_distances(first, head, rev, res, sink, label, order, threads, small):
     low, high, level = 0, 1, 0
     while low < high:
         if high - low < small:
-            _scan(first, head, rev, res, label, order, low, high, level, end)
+            _scan(first, head, rev, res, label, order, low, high, level, end, False)
         else:
             parts = min((high - low) // small, 8 * threads)
             for part in prange(parts):
                 _scan(first, head, rev, res, label, order, low + (high - low) * part // parts,
-                      low + (high - low) * (part + 1) // parts, level, end)
+                      low + (high - low) * (part + 1) // parts, level, end, True)
         low, high, level = high, end[0], level + 1
     return high
 

@@ -1,11 +1,12 @@
 """Generation, build and search times of a generated instance, medians of several runs.
 
-    python scripts/build_scale.py [PRESET] [RUNS]
+    python scripts/build_scale.py [INSTANCE] [RUNS]
 
-Generates PRESET (seed 1) in memory RUNS times, builds its residual graph in each arc order
+Generates INSTANCE (a preset or a generator spec as `maxflow bench` takes them; seed 1 by
+default) in memory RUNS times, builds its residual graph in each arc order
 RUNS times, interleaved (warm: compiled first), and runs the certificate's search from the
 sink over the capacities in parallel and on one thread (steps.reverse_bfs), RUNS times each.
-Phase times and memory peaks of a whole solve come from `maxflow solve PRESET --json`.
+Phase times and memory peaks of a whole solve come from `maxflow solve INSTANCE --json`.
 """
 
 import statistics
@@ -16,9 +17,9 @@ from functools import partial
 import numba
 import numpy as np
 
+from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.check import SMALL_LEVEL, sink_distances
 from maxflow_cli.errors import MaxflowError
-from maxflow_cli.generators import PRESETS, make
 from maxflow_cli.jit import compile_shared
 from maxflow_cli.residual import ORDERS, build_residual
 from maxflow_cli.steps import reverse_bfs
@@ -35,18 +36,20 @@ def show(what: str, seconds: list[float]) -> None:
           f"max {max(seconds):.3f}, {len(seconds)} runs)")
 
 
-def main(preset="washington-rlg-long-1024x1536", runs="5"):
-    chosen, runs = PRESETS[preset], int(runs)
+def main(text="washington-rlg-long-1024x1536", runs="5"):
+    instances, runs = parse_instance(text), int(runs)
+    if len(instances) != 1 or instances[0].path is not None:
+        raise MaxflowError(f"{text}: not one generated instance")
     compile_shared()
     made = []  # the network last made: the one before is freed before the next is made
 
     def generate():
         made.clear()
-        made.append(make(chosen.family, **chosen.params, seed=1))
+        made.append(instances[0].load()[0])
 
     show("generate", [timed(generate) for _ in range(runs)])
     network = made.pop()
-    print(f"{preset}: {network.n:,} vertices, {network.m:,} arcs, "
+    print(f"{text}: {network.n:,} vertices, {network.m:,} arcs, "
           f"{numba.get_num_threads()} threads")
     builds = {order: [] for order in ORDERS}
     for _ in range(runs):
@@ -67,7 +70,6 @@ def main(preset="washington-rlg-long-1024x1536", runs="5"):
 if __name__ == "__main__":
     arguments = sys.argv[1:]
     if len(arguments) > 2 or any(a.startswith("-") for a in arguments) or \
-            (arguments[:1] and arguments[0] not in PRESETS) or \
             (arguments[1:] and not arguments[1].isdigit()):
         sys.exit(__doc__.split("\n\n")[1])
     try:

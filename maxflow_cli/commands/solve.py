@@ -77,8 +77,8 @@ def _built(spec, network, name: str, times: dict):
 
 def _write_outputs(graph, result, certificate, flow_file, trace_file, cut_file) -> None:
     """--flow, --trace and --cut, each written atomically where asked."""
-    network = graph.network
     if flow_file is not None:
+        network = graph.network  # gathered (16 bytes an arc) only where written
         with atomic_output(flow_file) as stream:
             stream.write(f"s {result.flow_value}\n".encode())
             write_rows(stream, b"f", [network.tails, network.heads, graph.flows(result.res)],
