@@ -5,7 +5,8 @@
 instances of the seeds' tables (Gutiérrez Mota 2012 table 3.2, He & Hong 2010 §VII, Alvino
 2015 §4.2), two larger Washington-RLG-long sizes for the GPU solvers at scale (2048 x 4096:
 25 M arcs; 4096 x 8192: 100 M arcs) and three small sizes per family, the bench's quick
-suite (up to 1.1 M arcs). Preset names are ``<family>-<size>`` and, where the
+suite (up to 1.1 M arcs), and two of about 10^9 arcs for one GPU (BILLION).
+Preset names are ``<family>-<size>`` and, where the
 papers split a family into long and wide graphs, ``<family>-long-<a>x<b>`` / ``<family>-wide-<a>``
 (genrmf: a x b; washington-rlg: W x L; wide means b = a, or L = W).
 Vision grids are ``grid-c<connectivity>-<W>x<H>[x<D>]``, small, medium and large sizes
@@ -80,7 +81,22 @@ def _presets() -> dict[str, Preset]:
         for sizes in grid.PRESET_SHAPES.values() for c, shape in sizes
     ]
     presets += _washington_presets()
+    presets += BILLION
     return {preset.name: preset for preset in presets}
+
+
+BILLION = [
+    # W x L with L = 2048 levels, more than the papers' deepest (1536) and a quarter of the
+    # 100 M-arc long preset's: a BFS (a global relabel, the certificate's search) goes about
+    # one step a level, so the depth stays near what was measured, and the width (W = 80 L)
+    # brings the arcs: 1,006,469,120 of them.
+    Preset("washington-rlg-flat-163840x2048", "washington-rlg",
+           dict(rows=163840, levels=2048, cap=10000)),
+    # a = b = 585: 999,297,000 arcs. c2 = 3000 keeps the frame arcs' c2 a^2 in the original's
+    # 32-bit int, and twice it (the largest residual) in gpu-sync's 32-bit residuals.
+    Preset("genrmf-wide-585", "genrmf", dict(a=585, b=585, c1=1, c2=3000)),
+]
+"""About 10^9 arcs each, under the 2^30 - 1 input arcs that 32-bit arc indices allow."""
 
 
 def _washington_presets() -> list[Preset]:
@@ -144,6 +160,7 @@ def make(family_name: str, **params) -> Network:
 
 
 __all__ = [
+    "BILLION",
     "FAMILIES",
     "PRESETS",
     "Family",

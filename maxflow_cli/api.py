@@ -17,7 +17,6 @@ from maxflow_cli.jit import compile_shared
 from maxflow_cli.limits import MAX_CAPACITY, MAX_VERTICES
 from maxflow_cli.network import Network
 from maxflow_cli.registry import DEFAULT_SOLVER, SolveOptions, get_solver
-from maxflow_cli.residual import build_residual
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ def maximum_flow(*args, solver: str | None = None, device: str | None = None,
     times = {}
     started = time.perf_counter()
     try:
-        graph = build_residual(network)
+        graph = spec.build(network)
     except ParameterError as error:  # the source's capacities sum past int64
         raise ValueError(str(error)) from None
     times["build"] = time.perf_counter() - started

@@ -144,26 +144,29 @@ GPU = GpuTracker()
 
 
 class PhasePeaks:
-    """Where a command's peaks occur: ``after(phase)`` notes the peak resident set and the GPU
-    peak so far (both only rise); each peak occurs in the phase after which it last rose.
-    Needs no reset of the host peak, so it holds where resetting fails: that peak counts from
-    the start of the process; the GPU peak counts from here (what an earlier command in the
-    same process held is not this one's)."""
+    """A command's peaks phase by phase: ``after(phase)`` notes the peak resident set and the
+    GPU peak of the phase that just ended, then starts the next phase's from what is held now
+    (reset_peak_rss, GpuTracker.reset). Where the host peak cannot be reset, a phase's counts
+    from the start of the process, so that it is still the command's peak so far. The
+    command's peak is the largest, placed in the first phase that reached it; the GPU peak
+    counts from here (what an earlier command in the same process held is not this one's)."""
 
     def __init__(self):
         GPU.reset()
-        self.host = self.gpu = 0
-        self.host_phase = self.gpu_phase = None
+        self.phases: list[tuple[str, int, int | None]] = []  # phase, host, GPU peak (None: no GPU)
 
     def after(self, phase: str) -> None:
-        host, gpu = peak_rss(), GPU.peak
-        if host > self.host:
-            self.host, self.host_phase = host, phase
-        if gpu is not None and gpu > self.gpu:
-            self.gpu, self.gpu_phase = gpu, phase
+        self.phases.append((phase, peak_rss(), GPU.peak))
+        reset_peak_rss()
+        GPU.reset()
 
     def report(self) -> dict:
-        """peak_host_bytes, peak_host_phase, peak_gpu_bytes, peak_gpu_phase (None: no GPU)."""
-        return {"peak_host_bytes": self.host, "peak_host_phase": self.host_phase,
-                "peak_gpu_bytes": self.gpu if self.gpu_phase else None,
-                "peak_gpu_phase": self.gpu_phase}
+        """peak_host_bytes, peak_host_phase, peak_gpu_bytes, peak_gpu_phase (None: no GPU),
+        and by_phase: each phase's own peaks in the order they ran."""
+        host = max(self.phases, key=lambda entry: entry[1], default=(None, 0, None))
+        used = [entry for entry in self.phases if entry[2] is not None]
+        gpu = max(used, key=lambda entry: entry[2], default=(None, 0, None))
+        return {"peak_host_bytes": host[1], "peak_host_phase": host[0],
+                "peak_gpu_bytes": gpu[2], "peak_gpu_phase": gpu[0],
+                "by_phase": [{"phase": phase, "host_bytes": host_bytes, "gpu_bytes": gpu_bytes}
+                             for phase, host_bytes, gpu_bytes in self.phases]}

@@ -24,7 +24,7 @@ from maxflow_cli.errors import ParameterError, SolverUnavailable
 from maxflow_cli.kernels.devices import default_device, device_unavailable
 from maxflow_cli.limits import INT32_MAX
 from maxflow_cli.network import Network
-from maxflow_cli.residual import ResidualGraph, build_residual
+from maxflow_cli.residual import HIPR_ORDER, INPUT_ORDER, ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
 
 
@@ -111,6 +111,15 @@ class SolverSpec:
     # True for a CPU solver that honours SolveOptions.stop and releases the GIL while it
     # works, so that it can race on a thread (maxflow_cli.race).
     stoppable: bool = False
+    # The order the builder leaves each vertex's arcs in (residual.ORDERS): hi_pr's parser's,
+    # which the hi_pr-derived solvers need for operation counts equal to hi_pr's (and the
+    # default, so that a solver that says nothing keeps them), or input order, built with
+    # every pass in parallel, for solvers that count nothing against a C code's.
+    arc_order: str = HIPR_ORDER
+
+    def build(self, network: Network) -> ResidualGraph:
+        """The residual graph of `network` in this solver's arc order."""
+        return build_residual(network, self.arc_order)
 
     def resolve(self, options: SolveOptions) -> SolveOptions:
         """Options with defaults filled in; refuses parameters and devices this solver lacks."""
@@ -238,9 +247,11 @@ def register_compiled(name: str, summary: str, citation: str, solve,
 def register_with_kernels(name: str, summary: str, citation: str, solve,
                           parameters: tuple[Parameter, ...], **more) -> None:
     """Register a solver whose kernels run on the GPU (the default where one can) or, with
-    --device cpu, as their Numba twins; `more` are further SolverSpec fields."""
+    --device cpu, as their Numba twins; `more` are further SolverSpec fields. Their graphs
+    are built in input order (SolverSpec.arc_order): no count of theirs is hi_pr's."""
     register_compiled(name, summary, citation, solve, parameters, devices=("gpu", "cpu"),
-                      unavailable=device_unavailable, default_device=default_device, **more)
+                      unavailable=device_unavailable, default_device=default_device,
+                      **({"arc_order": INPUT_ORDER} | more))
 
 
 def cycles_parameter(name: str, default: int, help: str) -> Parameter:

@@ -4,7 +4,9 @@ Forward-star arrays, structure of arrays, the same buffers for Numba and PyCUDA:
 of vertex u are ``first[u] .. first[u+1]-1``; arc a goes to ``head[a]``, its paired reverse
 arc is ``rev[a]``, ``cap[a]`` is its original capacity (0 for the reverse arc of an input
 arc). Every input arc i gives the pair u->v (cap c) and v->u (cap 0); ``arc_of_input[i]`` is
-the forward one. Within a vertex, arcs lie where hi_pr's parser puts them (see _place).
+the forward one. Within a vertex, arcs lie in one of two orders (ORDERS), a build option:
+where hi_pr's parser puts them (_place; hipr's operation counts equal hi_pr's only with it),
+or in input order (a stable sort by tail, every step in parallel: _by_blocks).
 The graph holds no copy of the network it was built from: ``network`` gathers it back, in
 input order, when asked, so that the input arrays can be freed once the graph is built.
 Solver state lives outside: residuals ``res`` (int64[2m]), ``excess`` (int64[n]) and
@@ -22,6 +24,16 @@ from maxflow_cli.errors import ParameterError
 from maxflow_cli.limits import INT64_MAX, MAX_ARCS, MAX_CAPACITY
 from maxflow_cli.memory import residual_bytes
 from maxflow_cli.network import Network
+
+HIPR_ORDER, INPUT_ORDER = "hipr", "input"
+ORDERS = (HIPR_ORDER, INPUT_ORDER)
+"""Each vertex's arcs where hi_pr's parse() puts them, or in input order (arc i's pair in
+slots 2i and 2i + 1: the forward arc among the tail's, the reverse among the head's)."""
+
+BLOCK_BITS = 12
+"""The input-order build sorts the slots into at most 2^BLOCK_BITS blocks of consecutive
+vertices first: few enough that each chunk's counts per block stay small, many enough that
+the blocks spread over the threads."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +137,7 @@ def _pair(where, tails, heads, caps, head, rev, cap, arc_of_input):
         arc_of_input[i] = forward
 
 
-def _build(n, tails, heads, caps):
+def _build_hipr(n, tails, heads, caps):
     """Forward-star arrays with each vertex's arcs where hi_pr's parse() puts them (_place):
     a counting sort by tail whose offsets come from the degrees, then the reverse-arc
     pairing in parallel."""
@@ -141,6 +153,104 @@ def _build(n, tails, heads, caps):
     return first, head, rev, cap, arc_of_input
 
 
+@numba.njit(cache=True, inline="always")
+def _slot_tail(tails, heads, k):
+    """The tail of slot k: input arc k // 2's tail for its forward arc, its head for the
+    reverse one."""
+    return tails[k >> 1] if k & 1 == 0 else heads[k >> 1]
+
+
+@numba.njit(cache=True, parallel=True)
+def _block_counts(tails, heads, shift, chunks, blocks):
+    """counts[c, b]: the slots of chunk c (consecutive slots) whose tail lies in block b
+    (tail >> shift)."""
+    slots = 2 * tails.shape[0]
+    counts = np.zeros((chunks, blocks), np.int64)
+    for c in prange(chunks):
+        for k in range(c * slots // chunks, (c + 1) * slots // chunks):
+            counts[c, _slot_tail(tails, heads, k) >> shift] += 1
+    return counts
+
+
+@numba.njit(cache=True, parallel=True)
+def _scatter(tails, heads, shift, offsets, into):
+    """into[...]: the slots grouped by block, each block's in slot order (a stable pass of a
+    radix sort); offsets[c, b] is where chunk c's slots of block b begin."""
+    chunks = offsets.shape[0]
+    slots = 2 * tails.shape[0]
+    for c in prange(chunks):
+        at = offsets[c].copy()
+        for k in range(c * slots // chunks, (c + 1) * slots // chunks):
+            b = _slot_tail(tails, heads, k) >> shift
+            into[at[b]] = k
+            at[b] += 1
+
+
+@numba.njit(cache=True, parallel=True)
+def _place_blocks(starts, shift, tails, heads, caps, first, head, rev, cap, arc_of_input):
+    """Each block on one thread, the blocks in parallel: a counting sort by tail of the slots
+    that rev[starts[b]:starts[b+1]] holds (slot order kept), giving first, head, cap and
+    arc_of_input; rev[p] is left -1 at a forward arc and -2 - i at input arc i's reverse one,
+    for _pair_reverse. A block's slots take the same positions as its share of rev did."""
+    n = first.shape[0] - 1
+    for b in prange(starts.shape[0] - 1):
+        low, high = starts[b], starts[b + 1]
+        v0, v1 = min(np.int64(b) << shift, n), min(np.int64(b + 1) << shift, n)
+        slots = rev[low:high].copy()
+        at = np.zeros(v1 - v0 + 1, np.int64)
+        for k in slots:
+            at[_slot_tail(tails, heads, k) - v0 + 1] += 1
+        at[0] = low
+        for u in range(v1 - v0):
+            at[u + 1] += at[u]
+            first[v0 + u] = at[u]
+        for k in slots:
+            i = k >> 1
+            u = _slot_tail(tails, heads, k) - v0
+            p = at[u]
+            at[u] += 1
+            if k & 1 == 0:
+                head[p], cap[p], rev[p], arc_of_input[i] = heads[i], caps[i], -1, p
+            else:
+                head[p], cap[p], rev[p] = tails[i], 0, -2 - i
+
+
+@numba.njit(cache=True, parallel=True)
+def _pair_reverse(rev, arc_of_input):
+    """rev at every arc from _place_blocks' marks: each reverse arc pairs itself and its
+    forward arc (which only it writes; a forward arc's own mark is left alone)."""
+    for p in prange(rev.shape[0]):
+        mark = rev[p]
+        if mark <= -2:
+            forward = arc_of_input[-2 - mark]
+            rev[p] = forward
+            rev[forward] = p
+
+
+def _build_by_blocks(n, tails, heads, caps):
+    """Forward-star arrays with each vertex's arcs in input order, every pass in parallel: a
+    stable radix sort of the slots by tail, by block of vertices (counts per chunk and
+    block, then a scatter into rev, which holds the sorted slots until _place_blocks
+    overwrites them), then by vertex within each block, then the reverse-arc pairing."""
+    m = tails.shape[0]
+    shift = max(0, (n - 1).bit_length() - BLOCK_BITS)
+    blocks = ((n - 1) >> shift) + 1
+    chunks = 4 * numba.get_num_threads()
+    counts = _block_counts(tails, heads, shift, chunks, blocks)
+    offsets = np.zeros(chunks * blocks + 1, np.int64)  # block-major: block b, then chunk c
+    offsets[1:] = np.cumsum(counts.T)
+    head, rev, cap = np.empty(2 * m, np.int32), np.empty(2 * m, np.int32), \
+        np.empty(2 * m, np.int64)
+    _scatter(tails, heads, shift, offsets[:-1].reshape(blocks, chunks).T.copy(), rev)
+    first = np.empty(n + 1, np.int32)
+    first[n] = 2 * m
+    arc_of_input = np.empty(m, np.int32)
+    _place_blocks(offsets[::chunks], shift, tails, heads, caps, first, head, rev, cap,
+                  arc_of_input)
+    _pair_reverse(rev, arc_of_input)
+    return first, head, rev, cap, arc_of_input
+
+
 @numba.njit(cache=True, parallel=True)
 def _input_arcs(head, rev, cap, arc_of_input):
     """Each input arc's tail, head and capacity, from its forward arc and the paired one."""
@@ -152,45 +262,61 @@ def _input_arcs(head, rev, cap, arc_of_input):
     return tails, heads, caps
 
 
-@numba.njit(cache=True)
-def _source_total_overflows(source, tails, heads, caps, limit):
-    """Whether the capacities leaving the source (self-loops aside) sum to more than limit."""
-    total = 0
-    for i in range(tails.shape[0]):
+@numba.njit(cache=True, parallel=True)
+def _summary(tails, heads, caps, source):
+    """One parallel pass over the input arcs: the least and largest end, the least and
+    largest capacity, and the capacities leaving the source (self-loops aside) summed exactly
+    in two halves, bits 31 and up and bits 0-30 (capacities are at most 2^62 once checked,
+    at most 2^30 arcs)."""
+    low_end, high_end = np.int64(2**62), np.int64(-1)
+    low_cap, high_cap = np.int64(2**62), np.int64(-1)
+    high = low = 0
+    for i in prange(tails.shape[0]):
+        low_end = min(low_end, min(tails[i], heads[i]))
+        high_end = max(high_end, max(tails[i], heads[i]))
+        low_cap, high_cap = min(low_cap, caps[i]), max(high_cap, caps[i])
         if tails[i] == source and heads[i] != source:
-            if caps[i] > limit - total:
-                return True
-            total += caps[i]
-    return False
+            high += caps[i] >> 31
+            low += caps[i] & (2**31 - 1)
+    return low_end, high_end, low_cap, high_cap, high, low
 
 
-def build_residual(network: Network) -> ResidualGraph:
-    """Build the residual graph in O(m) (counting sort by tail), after checking the network.
-
-    Capacities above 2^62 and networks whose source capacity sums past 2^63-1 are refused:
-    every excess and the flow value are bounded by that sum, so nothing can overflow int64.
-    So is a network whose graph and preflow state the machine has no memory for.
-    """
+def _checked(network: Network, tails, heads, caps) -> None:
+    """ParameterError for a network the graph cannot hold: bad source or sink, too many arcs,
+    ends outside the vertices, capacities outside 0..2^62, too little memory, or source
+    capacities that sum past 2^63-1 (every excess and the flow value are bounded by that
+    sum, so nothing can overflow int64)."""
     n = network.n
-    tails = np.ascontiguousarray(network.tails, dtype=np.int32)
-    heads = np.ascontiguousarray(network.heads, dtype=np.int32)
-    caps = np.ascontiguousarray(network.caps, dtype=np.int64)
     if n < 2 or not (0 <= network.source < n and 0 <= network.sink < n):
         raise ParameterError("the source and sink must be vertices of a network with n >= 2")
     if network.source == network.sink:
         raise ParameterError("the source and the sink are the same vertex")
     if network.m > MAX_ARCS:
-        raise ParameterError(f"{network.m} arcs: at most {MAX_ARCS} are supported")
+        raise ParameterError(f"{network.m:,} arcs: at most {MAX_ARCS:,} (2^30 - 1) are "
+                             "supported (the kernels index the 2m residual arcs with 32-bit ints)")
+    low_end, high_end, low_cap, high_cap, high, low = _summary(tails, heads, caps,
+                                                               network.source)
     if network.m:
-        if min(tails.min(), heads.min()) < 0 or max(tails.max(), heads.max()) >= n:
+        if low_end < 0 or high_end >= n:
             raise ParameterError(f"an arc has an end outside the {n} vertices")
-        if caps.min() < 0 or caps.max() > MAX_CAPACITY:
+        if low_cap < 0 or high_cap > MAX_CAPACITY:
             raise ParameterError("arc capacities must lie in 0..2^62")
     memory.require(residual_bytes(n, network.m),
                    f"the residual graph of {n:,} vertices and {network.m:,} arcs")
-    if _source_total_overflows(network.source, tails, heads, caps, INT64_MAX):
+    if (int(high) << 31) + int(low) > INT64_MAX:
         raise ParameterError(
             "the capacities leaving the source sum past 2^63-1: flow values would overflow "
             "64-bit integers")
-    first, head, rev, cap, arc_of_input = _build(n, tails, heads, caps)
-    return ResidualGraph(n, network.source, network.sink, first, head, rev, cap, arc_of_input)
+
+
+def build_residual(network: Network, order: str = HIPR_ORDER) -> ResidualGraph:
+    """Build the residual graph in O(m) (a counting sort by tail), each vertex's arcs in
+    `order` (ORDERS), after checking the network (_checked)."""
+    tails = np.ascontiguousarray(network.tails, dtype=np.int32)
+    heads = np.ascontiguousarray(network.heads, dtype=np.int32)
+    caps = np.ascontiguousarray(network.caps, dtype=np.int64)
+    _checked(network, tails, heads, caps)
+    build = _build_hipr if order == HIPR_ORDER else _build_by_blocks
+    first, head, rev, cap, arc_of_input = build(network.n, tails, heads, caps)
+    return ResidualGraph(network.n, network.source, network.sink, first, head, rev, cap,
+                         arc_of_input)

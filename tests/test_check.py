@@ -2,6 +2,8 @@
 
 import dataclasses
 
+import pytest
+
 from maxflow_cli.check import check_answer
 from maxflow_cli.network import Network
 from maxflow_cli.registry import SolveOptions, get_solver
@@ -95,3 +97,32 @@ def test_counts_broken_arcs_and_sums_a_cut_past_int64_exactly():
     problems = check_answer(graph, SolveResult("none", 1, res, False)).problems
     assert "2 arcs break 0 <= flow <= capacity" in problems
     assert "residual capacities of a pair of arcs do not add up to the capacity" in problems
+
+
+@pytest.mark.parametrize("family,params", [
+    ("washington-rlg", dict(rows=1024, levels=6)),
+    ("genrmf", dict(a=30, b=4)),
+    ("grid", dict(shape=(60, 50), connectivity=8)),
+])
+def test_the_parallel_search_gives_the_distances_of_the_sequential_one(family, params):
+    """Distances to the sink over the capacities and over a maximum preflow's residuals (the
+    certificate's cut) equal steps.reverse_bfs's; the same vertices are reached, each once.
+    Levels of 16 vertices or more split in parts, many parts a thread."""
+    import numpy as np
+
+    from maxflow_cli.check import sink_distances
+    from maxflow_cli.generators import make
+    from maxflow_cli.steps import reverse_bfs
+
+    graph = build_residual(make(family, **params, seed=2))
+    result = get_solver("hipr").solve(graph, SolveOptions(params=_hipr_defaults()))
+    for res in (result.res, graph.cap):
+        labels = [np.empty(graph.n, np.int32) for _ in range(2)]
+        orders = [np.empty(graph.n, np.int32) for _ in range(2)]
+        reached = reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, labels[0],
+                              orders[0])
+        assert sink_distances(graph.first, graph.head, graph.rev, res, graph.sink, labels[1],
+                              orders[1], 4, 16) == reached
+        assert labels[1].tolist() == labels[0].tolist()
+        assert sorted(orders[1][:reached]) == sorted(orders[0][:reached])
+    assert np.bincount(labels[0][labels[0] < graph.n]).max() > 16 * 8 * 4  # capacities

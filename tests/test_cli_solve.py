@@ -274,3 +274,36 @@ def test_running_out_of_memory_names_the_file(monkeypatch):
     assert result.exit_code == 2
     assert result.stderr == (f"maxflow: error: {CLRS}: out of memory while solving the network "
                              "(6 vertices, 9 arcs): the solver needs more than this machine has\n")
+
+
+def test_a_preset_or_a_generator_spec_is_generated_in_memory(tmp_path):
+    """The same network as the file `maxflow gen` writes; each phase's own peaks in --json."""
+    from maxflow_cli.generators import PRESETS, make
+
+    written = tmp_path / "rlg.max"
+    preset = PRESETS["washington-rlg-long-64x128"]
+    assert CliRunner().invoke(main, ["gen", "--preset", preset.name, "--seed", "3", "-o",
+                                     str(written)]).exit_code == 0
+    reports = [json.loads(run(source, "--solver", "gpu-sync", "--device", "cpu", "--rivals",
+                              "none", "--json", "--check").output)
+               for source in (str(written), f"{preset.name}:seed=3",
+                              "washington-rlg:rows=64,levels=128,seed=3")]
+    network = make(preset.family, **preset.params, seed=3)
+    for report in reports:
+        assert (report["n"], report["m"]) == (network.n, network.m)
+        assert report["flow_value"] == reports[0]["flow_value"] and report["check"]["ok"]
+        phases = [entry["phase"] for entry in report["memory"]["by_phase"]]
+        assert phases == ["compile", "read", "build", "compile", "solve", "check", "output"]
+        assert report["memory"]["peak_host_bytes"] == \
+            max(entry["host_bytes"] for entry in report["memory"]["by_phase"])
+
+
+@pytest.mark.parametrize("source,message", [
+    ("washington-rlg:rows=200000,levels=2000", "1,199,800,000 arcs is too large .*1,073,741,823"),
+    ("genrmf-wide-36:seed=1..3", "3 instances; solve takes one"),
+    ("genrmf:a=0,b=4", "--a"),
+])
+def test_a_generated_instance_out_of_bounds_is_one_line_and_exit_2(source, message):
+    result = run(source, "--solver", "hipr")
+    assert result.exit_code == 2
+    assert re.search(message, result.output) and len(result.output.strip().splitlines()) == 1

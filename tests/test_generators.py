@@ -303,8 +303,26 @@ WASHINGTON_SIZES = {  # vertices and arcs (the lines: an upper bound) of the was
 }
 
 
+BILLION_SIZES = {  # about 10^9 arcs for one GPU, under 2^30 - 1 (never generated here)
+    "washington-rlg-flat-163840x2048": (335544322, 1006469120),
+    "genrmf-wide-585": (200201625, 999297000),
+}
+
+
+def test_the_billion_arc_presets_fit_32_bit_arc_indices_and_residuals():
+    """Under MAX_ARCS input arcs (2m residual arcs indexed by C ints), and twice the largest
+    capacity (the largest residual) within gpu-sync's 32-bit residuals."""
+    from maxflow_cli.limits import INT32_MAX, MAX_ARCS
+
+    for name, (_, arcs) in BILLION_SIZES.items():
+        params = PRESETS[name].params
+        assert 0.99e9 < arcs <= MAX_ARCS
+        largest = 3 * params["cap"] if "cap" in params else params["c2"] * params["a"] ** 2
+        assert 2 * largest <= INT32_MAX
+
+
 def test_presets_are_the_papers_instances_the_quick_suites_and_two_larger_ones():
-    sizes = PAPER_SIZES | QUICK_SIZES | SCALE_SIZES | WASHINGTON_SIZES
+    sizes = PAPER_SIZES | QUICK_SIZES | SCALE_SIZES | WASHINGTON_SIZES | BILLION_SIZES
     families = {PRESETS[name].family for name in sizes}  # other families test their own
     assert {name for name, preset in PRESETS.items() if preset.family in families} == set(sizes)
     for name in sizes:

@@ -131,3 +131,17 @@ def test_the_engine_alone_or_raced_answers_the_maximum_flow(kind, rivals):
         engine = f"gpu-sync's engine (on the {kind})"
         assert result.why.startswith(
             f"{engine if result.winner == 'gpu-sync' else result.winner} answered before ")
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 5, 64, 1001])
+def test_32_bit_residuals_are_widened_in_place(size):
+    """What the engine downloads into the first half of an int64 array's bytes, as int64s."""
+    import numpy as np
+
+    from maxflow_cli.solvers.gpu_sync import widened
+
+    values = np.random.default_rng(size).integers(-2**31, 2**31, size).astype(np.int32)
+    wide = np.empty(size, np.int64)
+    wide.view(np.int32)[:size] = values
+    widened(wide)
+    assert wide.tolist() == values.tolist()

@@ -10,6 +10,7 @@ import pytest
 
 import maxflow_cli
 from maxflow_cli.errors import ParameterError
+from maxflow_cli.network import Network
 from maxflow_cli.registry import (
     SolveOptions,
     all_parameters,
@@ -149,3 +150,16 @@ def test_only_the_registry_loads_solvers():
                                    text=True, check=True).stdout.splitlines()
     assert before == "[]"
     assert after == str(sorted(SOLVER_MODULE_NAMES))
+
+
+def test_solvers_with_kernels_are_built_in_input_order_and_hipr_in_hi_prs():
+    """hipr's operation counts equal hi_pr's only in hi_pr's order; the GPU solvers count
+    nothing against a C code's, so their graphs are built in parallel in input order."""
+    from maxflow_cli.residual import HIPR_ORDER, INPUT_ORDER, build_residual
+
+    table = solvers()
+    assert table["hipr"].arc_order == table["hipr-forward"].arc_order == HIPR_ORDER
+    assert table["gpu-sync"].arc_order == table["cuda"].arc_order == INPUT_ORDER
+    network = Network.from_arcs(3, 0, 2, [(0, 1, 4), (1, 2, 3), (0, 2, 1), (1, 0, 2)])
+    assert table["gpu-sync"].build(network).head.tolist() == \
+        build_residual(network, INPUT_ORDER).head.tolist() != build_residual(network).head.tolist()

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.network import Network
-from maxflow_cli.residual import build_residual
+from maxflow_cli.residual import INPUT_ORDER, ORDERS, build_residual
 
 
 @settings(max_examples=80, deadline=None)
@@ -16,8 +16,13 @@ from maxflow_cli.residual import build_residual
                                    st.integers(0, 100)), max_size=25))))
 def test_every_input_arc_becomes_a_forward_and_a_reverse_arc(case):
     n, arcs = case
-    network = Network.from_arcs(n, 0, n - 1, arcs)
-    graph = build_residual(network)
+    for order in ORDERS:
+        assert_valid(build_residual(Network.from_arcs(n, 0, n - 1, arcs), order), n, arcs)
+
+
+def assert_valid(graph, n, arcs):
+    """first covers 2m arcs in order; rev pairs them, each pair's head the other's tail; each
+    input arc's forward arc has its tail, head and capacity, its reverse capacity 0."""
     m = len(arcs)
     assert graph.first[0] == 0 and graph.first[-1] == 2 * m
     assert np.all(np.diff(graph.first) >= 0)
@@ -64,6 +69,14 @@ def test_refuses_source_capacity_sums_that_overflow_int64():
 def test_refuses_malformed_networks(arcs, message):
     with pytest.raises(ParameterError, match=message):
         build_residual(Network.from_arcs(3, 0, 2, arcs))
+
+
+def test_refuses_more_arcs_than_32_bit_indices_allow(monkeypatch):
+    from maxflow_cli import residual
+
+    monkeypatch.setattr(residual, "MAX_ARCS", 2)
+    with pytest.raises(ParameterError, match="3 arcs: at most 2 .*32-bit"):
+        build_residual(Network.from_arcs(3, 0, 2, [(0, 1, 1)] * 3), INPUT_ORDER)
 
 
 def test_refuses_source_equal_to_sink():
@@ -172,3 +185,58 @@ def test_stars_self_loops_and_isolated_vertices_as_hi_pr_parses_them():
     assert_as_hi_pr_parses(Network.from_arcs(10, 0, 9, hub_last[::-1] + [(9, 9, 4)] * 3))
     loops = [(3, 3, 1)] * 4 + [(0, 3, 2), (3, 5, 1), (5, 3, 7), (3, 3, 2)]
     assert_as_hi_pr_parses(Network.from_arcs(7, 0, 5, loops))
+
+
+def assert_in_input_order(network):
+    """The input-order build: slot 2i (input arc i, forward) and 2i + 1 (its reverse) stably
+    sorted by tail, as NumPy's stable argsort sorts them; rev pairs the slots' positions."""
+    graph = build_residual(network, INPUT_ORDER)
+    m = network.m
+    tail, head, cap = (np.empty(2 * m, np.int64) for _ in range(3))
+    tail[0::2], tail[1::2] = network.tails, network.heads
+    head[0::2], head[1::2] = network.heads, network.tails
+    cap[0::2], cap[1::2] = network.caps, 0
+    slot = np.argsort(tail, kind="stable")  # the slot at each position
+    position = np.empty(2 * m, np.int64)
+    position[slot] = np.arange(2 * m)
+    assert graph.first.tolist() == hi_pr_parse(network)[0]
+    assert graph.head.tolist() == head[slot].tolist()
+    assert graph.cap.tolist() == cap[slot].tolist()
+    assert graph.rev.tolist() == position[slot ^ 1].tolist()
+    assert graph.arc_of_input.tolist() == position[0::2].tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 40).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1),
+                                   st.integers(0, 9)), max_size=120))))
+def test_random_graphs_in_input_order(case):
+    n, arcs = case
+    assert_in_input_order(Network.from_arcs(n, 0, n - 1, arcs))
+
+
+@pytest.mark.parametrize("n,m", [(5000, 3), (20_000, 90_000), (70_000, 40_000)])
+def test_larger_graphs_in_input_order_span_many_blocks(n, m):
+    """More vertices than BLOCK_BITS' blocks hold one each, a hub and vertices without arcs."""
+    rng = np.random.default_rng(n)
+    tails, heads = rng.integers(0, n, (2, m), dtype=np.int32)
+    tails[::7] = n // 2
+    assert_in_input_order(Network(n, 0, n - 1, tails, heads, rng.integers(0, 50, m)))
+
+
+@pytest.mark.parametrize("family,params", [
+    ("washington-rlg", dict(rows=16, levels=24)),
+    ("genrmf", dict(a=4, b=6)),
+    ("washington", dict(function=11, dim1=3, dim2=4, range=3)),
+])
+def test_both_orders_hold_the_same_arcs_at_each_vertex(family, params):
+    from maxflow_cli.generators import make
+
+    network = make(family, **params, seed=3)
+    assert_in_input_order(network)
+    graphs = [build_residual(network, order) for order in ORDERS]
+    assert graphs[0].first.tolist() == graphs[1].first.tolist()
+    for u in range(network.n):
+        block = slice(graphs[0].first[u], graphs[0].first[u + 1])
+        assert sorted(zip(graphs[0].head[block], graphs[0].cap[block])) == \
+            sorted(zip(graphs[1].head[block], graphs[1].cap[block]))

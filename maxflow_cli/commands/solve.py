@@ -1,6 +1,8 @@
-"""`maxflow solve FILE`: read a DIMACS max file, solve it, report the value, times and counters."""
+"""`maxflow solve FILE`: read a DIMACS max file (or generate a preset in memory), solve it,
+report the value, times and counters."""
 
 import json
+import os
 import sys
 import time
 
@@ -10,11 +12,13 @@ from rich.console import Console
 from rich.table import Table
 
 from maxflow_cli import memory
+from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.check import check_answer
 from maxflow_cli.commands import FiniteFloat
 from maxflow_cli.dimacs.reader import input_name, read_network
 from maxflow_cli.dimacs.writer import write_rows
-from maxflow_cli.errors import CheckFailed, InputError, MaxflowError
+from maxflow_cli.errors import CheckFailed, InputError, MaxflowError, ParameterError
+from maxflow_cli.generators import FAMILIES, PRESETS
 from maxflow_cli.jit import compile_notice, compile_shared
 from maxflow_cli.outputs import atomic_output, check_outputs
 from maxflow_cli.registry import (
@@ -25,7 +29,6 @@ from maxflow_cli.registry import (
     parameter_defaults,
     solvers,
 )
-from maxflow_cli.residual import build_residual
 
 TIME_PHASES = ("read", "build", "compile", "stage1", "stage2", "check")
 """The phases `solve` times, in the order it reports them; stage2 and check run only when asked."""
@@ -45,12 +48,25 @@ def _solver_parameter_options(command):
     return command
 
 
-def _built(network, name: str, times: dict):
-    """The residual graph of `network` (read from `name`), its seconds in times["build"];
-    a network too large to build is the file's error."""
+def _load(file: str, lenient: bool):
+    """FILE's network and the reader's warnings: generated in memory where FILE is no file
+    but a preset or a generator spec as `maxflow bench` takes them
+    (washington-rlg-long-1024x1536:seed=3, genrmf:a=8,b=64), else read."""
+    if file != "-" and not os.path.exists(file) and \
+            file.partition(":")[0] in PRESETS.keys() | FAMILIES.keys():
+        instances = parse_instance(file)
+        if len(instances) != 1:
+            raise ParameterError(f"{file}: {len(instances):,} instances; solve takes one")
+        return instances[0].load()
+    return read_network(file, lenient=lenient)
+
+
+def _built(spec, network, name: str, times: dict):
+    """The residual graph of `network` (read from `name`) in the solver's arc order, its
+    seconds in times["build"]; a network too large to build is the file's error."""
     started = time.perf_counter()
     try:
-        graph = build_residual(network)
+        graph = spec.build(network)
     except MaxflowError as error:  # the network is the file's: say which file
         raise InputError(name, None, str(error)) from None
     except MemoryError:
@@ -61,8 +77,8 @@ def _built(network, name: str, times: dict):
 
 def _write_outputs(graph, result, certificate, flow_file, trace_file, cut_file) -> None:
     """--flow, --trace and --cut, each written atomically where asked."""
-    network = graph.network
     if flow_file is not None:
+        network = graph.network  # gathered (16 bytes an arc) only where written
         with atomic_output(flow_file) as stream:
             stream.write(f"s {result.flow_value}\n".encode())
             write_rows(stream, b"f", [network.tails, network.heads, graph.flows(result.res)],
@@ -101,7 +117,8 @@ def _write_outputs(graph, result, certificate, flow_file, trace_file, cut_file) 
 def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, trace_file,
           lenient, **solver_params):
     """Solve the max-flow problem in FILE (DIMACS max or binary BK .bbk; .gz/.bz2/.xz; '-'
-    for stdin)."""
+    for stdin), or generated in memory from a preset or a generator spec as `maxflow bench`
+    takes them (washington-rlg-long-1024x1536:seed=3; its time is the read phase's)."""
     spec = get_solver(solver_name)
     given = {name: value for name, value in solver_params.items() if value is not None}
     options = _resolve(spec, SolveOptions(want_flow=flow_file is not None, device=device,
@@ -116,14 +133,14 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     peaks.after("compile")
 
     started = time.perf_counter()
-    network, warnings = read_network(file, lenient=lenient)
+    network, warnings = _load(file, lenient)
     times["read"] = time.perf_counter() - started
     for warning in warnings:
         click.echo(f"maxflow: warning: {warning}", err=True)
     peaks.after("read")
 
     name = input_name(file)
-    graph = _built(network, name, times)
+    graph = _built(spec, network, name, times)
     del network  # the graph gathers it back when asked: the arrays are not held twice
     peaks.after("build")
 
@@ -218,7 +235,11 @@ def _print_report(report: dict, stream) -> None:
     gpu = f", GPU {memory.human_bytes(peaks['peak_gpu_bytes'])} ({peaks['peak_gpu_phase']})" \
         if peaks["peak_gpu_phase"] else ""
     console.print(f"[bold]peak memory[/bold] host {memory.human_bytes(peaks['peak_host_bytes'])} "
-                  f"({peaks['peak_host_phase']}){gpu}")
+                  f"({peaks['peak_host_phase']}){gpu}; by phase: " + ", ".join(
+                      f"{entry['phase']} {memory.human_bytes(entry['host_bytes'])}" + (
+                          f" (GPU {memory.human_bytes(entry['gpu_bytes'])})"
+                          if entry["gpu_bytes"] else "") for entry in peaks["by_phase"]),
+                  soft_wrap=True)
     if "check" in report:
         check = report["check"]
         if check["ok"]:

@@ -34,14 +34,6 @@ def saturate_source_arcs(first, head, rev, res, excess, source):
     return total
 
 
-def sink_reaching(graph, res: np.ndarray) -> np.ndarray:
-    """Boolean mask of the vertices that reach the sink in the residual graph."""
-    label = np.empty(graph.n, np.int32)
-    order = np.empty(graph.n, np.int32)
-    reverse_bfs(graph.first, graph.head, graph.rev, res, graph.sink, label, order)
-    return label < graph.n
-
-
 @numba.njit(cache=True, inline="always")
 def lift_bucket(first_inactive, b_next, label, level):
     """hi_pr's gap relabeling of one bucket of inactive vertices (lists end at n): each is

@@ -64,11 +64,12 @@ class Engine:
     def __init__(self, graph: ResidualGraph, options: SolveOptions, polled: bool):
         params = options.params
         self.params = params
-        self.res, self.excess, _, _ = initialize_preflow(graph, res_type=residual_type(graph))
+        res, self.excess, _, _ = initialize_preflow(graph, res_type=residual_type(graph))
+        self.res_type = res.dtype  # the host's copy is dropped once uploaded
         frequency = params["global_update_frequency"]
         self.budget = int((params["alpha"] * graph.n + graph.m) / frequency) \
             if frequency > 0 else 2**62
-        self.device = SyncKernels(options.device, graph, self.res, self.excess,
+        self.device = SyncKernels(options.device, graph, res, self.excess,
                                   params["group_size"], shares_host=polled)
         self.levels, self.rounds = Window(polled), Window(polled)
         self.trace: list[dict] = []
@@ -101,6 +102,17 @@ class Engine:
             if self._answered(poll):
                 return None
 
+    def download(self) -> np.ndarray:
+        """The residuals as int64 (and the excesses into self.excess). 32-bit residuals come
+        into the first half of the int64 array's bytes and are widened in place (widened),
+        so that the host never holds both."""
+        wide = np.empty(self.device.n_arcs, np.int64)
+        narrow = wide if self.res_type == np.int64 else wide.view(np.int32)[:wide.size]
+        self.device.download(narrow, self.excess)
+        if narrow is not wide:
+            widened(wide)
+        return wide
+
     def _answered(self, poll) -> bool:
         self.answer = poll()
         return self.answer is not None
@@ -113,6 +125,20 @@ class Engine:
         return stats
 
 
+def widened(wide: np.ndarray) -> None:
+    """The int32s in the first half of `wide`'s bytes as int64s in place: the top half
+    first, then the top half of what is left, and so on, so that no element is read after
+    it is overwritten and no copy reads what it writes (NumPy would copy through a buffer)."""
+    narrow = wide.view(np.int32)
+    high = wide.size
+    while high > 1:
+        low = (high + 1) // 2  # reads bytes 4 low .. 4 high, writes from 8 low >= 4 high
+        wide[low:high] = narrow[low:high]
+        high = low
+    if wide.size:
+        wide[0] = narrow[0]
+
+
 def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """The GPU engine, raced by its rivals on the CPU where there are some: the first answer
     wins."""
@@ -123,7 +149,7 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
         try:
             stats = engine.run(race.winner)
             if stats is not None:
-                engine.device.download(engine.res, engine.excess)
+                res = engine.download()
         finally:
             engine.device.close()
     seconds = time.perf_counter() - started
@@ -134,7 +160,6 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
                        why=f"{answer.solver} answered before {where} and the other rivals")
     times = {"stage1": seconds} | engine.device.seconds
     flow_value = int(engine.excess[graph.sink])
-    res = engine.res.astype(np.int64)
     if options.want_flow:
         timed_stage_two(graph, res, engine.excess, times)
     counters = SYNC_COUNTS.read(stats) | {"global_relabels": len(engine.trace)}
