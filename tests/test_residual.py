@@ -10,10 +10,15 @@ from maxflow_cli.network import Network
 from maxflow_cli.residual import INPUT_ORDER, ORDERS, build_residual
 
 
+def small_networks(most_vertices: int, most_capacity: int, most_arcs: int):
+    """(n, arcs) of 2..most_vertices vertices, any arcs (loops, parallels) among them."""
+    return st.integers(2, most_vertices).flatmap(lambda n: st.tuples(
+        st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1),
+                                       st.integers(0, most_capacity)), max_size=most_arcs)))
+
+
 @settings(max_examples=80, deadline=None)
-@given(st.integers(2, 8).flatmap(lambda n: st.tuples(
-    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1),
-                                   st.integers(0, 100)), max_size=25))))
+@given(small_networks(8, 100, 25))
 def test_every_input_arc_becomes_a_forward_and_a_reverse_arc(case):
     n, arcs = case
     for order in ORDERS:
@@ -207,9 +212,7 @@ def assert_in_input_order(network):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(2, 40).flatmap(lambda n: st.tuples(
-    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1),
-                                   st.integers(0, 9)), max_size=120))))
+@given(small_networks(40, 9, 120))
 def test_random_graphs_in_input_order(case):
     n, arcs = case
     assert_in_input_order(Network.from_arcs(n, 0, n - 1, arcs))
