@@ -70,7 +70,9 @@ def test_races_reuse_their_threads():
     for _ in range(20):
         with Race([_on(threads, _rival("one")), _on(threads, _rival("two"))], GRAPH) as race:
             race.first()
-    assert len(threads) >= 20 and len(set(threads)) <= 4
+    # Without reuse, 40 threads. A loser's worker may still be ending its job when the next
+    # race starts (it then takes a new worker), more often on a loaded machine: a few more.
+    assert len(threads) >= 20 and len(set(threads)) <= 10
 
 
 def test_here_the_calling_thread_runs_the_first_rival_until_another_answers():
