@@ -48,6 +48,22 @@ def _open_towards(res, rev, a, side):
 
 
 @_jit
+def _push(ring, ends, v):
+    """Append v to a ring (ends[HEAD]: its first slot, ends[LENGTH]: how many it holds)."""
+    ring[(ends[HEAD] + ends[LENGTH]) % ring.shape[0]] = v
+    ends[LENGTH] += 1
+
+
+@_jit
+def _pop(ring, ends):
+    """Take the ring's first vertex."""
+    v = ring[ends[HEAD]]
+    ends[HEAD] = (ends[HEAD] + 1) % ring.shape[0]
+    ends[LENGTH] -= 1
+    return v
+
+
+@_jit
 def _activate(v, active, queued, ends):
     """Append v to the active ring unless it is there; if v is the vertex being grown, its
     scan starts over (an arc it passed may lead to a vertex freed since)."""
@@ -56,19 +72,14 @@ def _activate(v, active, queued, ends):
             ends[RESCAN] = 1
         return
     queued[v] = 1
-    n = active.shape[0]
-    active[(ends[HEAD] + ends[LENGTH]) % n] = v
-    ends[LENGTH] += 1
+    _push(active, ends, v)
 
 
 @_jit
 def _next_active(tree, active, queued, ends):
     """The first vertex of the ring still in a tree (freed ones are dropped); -1 if none."""
-    n = active.shape[0]
     while ends[LENGTH] > 0:
-        v = active[ends[HEAD]]
-        ends[HEAD] = (ends[HEAD] + 1) % n
-        ends[LENGTH] -= 1
+        v = _pop(active, ends)
         if tree[v] != 0:
             return v
         queued[v] = 0
@@ -118,8 +129,7 @@ def _bottleneck(bridge, head, rev, res, parent):
 def _orphan(v, parent, orphans, orphan_ends, counters):
     """Cut v from its parent and append it to the orphan ring."""
     parent[v] = ORPHAN
-    orphans[(orphan_ends[0] + orphan_ends[1]) % orphans.shape[0]] = v
-    orphan_ends[1] += 1
+    _push(orphans, orphan_ends, v)
     counters[ORPHANS] += 1
 
 
@@ -239,13 +249,10 @@ def _search(first, head, rev, res, source, sink, tree, parent, stamp, dist, acti
 def _adopt_orphans(time, first, head, rev, res, tree, parent, stamp, dist, active, queued,
                    ends, orphans, orphan_ends, counters):
     """Adopt or free the orphans in the order they came (BK 2004, §3.2)."""
-    n = orphans.shape[0]
-    while orphan_ends[1] > 0:
-        v = orphans[orphan_ends[0]]
-        orphan_ends[0] = (orphan_ends[0] + 1) % n
-        orphan_ends[1] -= 1
-        _adopt(v, time, first, head, rev, res, tree, parent, stamp, dist, active, queued,
-               ends, orphans, orphan_ends, counters)
+    while orphan_ends[LENGTH] > 0:
+        _adopt(_pop(orphans, orphan_ends), time, first, head, rev, res, tree, parent, stamp,
+               dist, active, queued, ends, orphans, orphan_ends, counters)
+
 
 @numba.njit(cache=True, nogil=True)
 def net_inflows(first, cap, res):
