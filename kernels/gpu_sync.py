@@ -47,7 +47,7 @@ class SyncKernels:
             raise ParameterError(f"--group-size {width}: must be a power of two (or 0)")
         width = width or group_width(graph)
         define = "RES_T=int" if res.dtype == np.int32 else "RES_T=long long"
-        self.n, self.n_arcs = graph.n, graph.head.shape[0]
+        self.n = graph.n
         self.device = open_device(kind, {"n": graph.n, "source": graph.source,
                                          "sink": graph.sink, "width": width},
                                   defines=(define,))

@@ -65,7 +65,7 @@ class Engine:
         params = options.params
         self.params = params
         res, self.excess, _, _ = initialize_preflow(graph, res_type=residual_type(graph))
-        self.res_type = res.dtype  # the host's copy is dropped once uploaded
+        self.res_type, self.arcs = res.dtype, res.shape[0]  # the host's copy goes once uploaded
         frequency = params["global_update_frequency"]
         self.budget = int((params["alpha"] * graph.n + graph.m) / frequency) \
             if frequency > 0 else 2**62
@@ -106,7 +106,7 @@ class Engine:
         """The residuals as int64 (and the excesses into self.excess). 32-bit residuals come
         into the first half of the int64 array's bytes and are widened in place (widened),
         so that the host never holds both."""
-        wide = np.empty(self.device.n_arcs, np.int64)
+        wide = np.empty(self.arcs, np.int64)
         narrow = wide if self.res_type == np.int64 else wide.view(np.int32)[:wide.size]
         self.device.download(narrow, self.excess)
         if narrow is not wide:
