@@ -37,7 +37,8 @@ namespace cg = cooperative_groups;
 #define UNROLL 4            // arcs per lane whose loads are issued together
 
 // Slots of `stats` (64-bit), shared with the host (kernels/gpu_sync.py).
-#define WORK 0          // arcs scanned + BETA per relabel since the last global relabel
+#define WORK 0          // since the last global relabel: arcs scanned, BETA per relabel and
+                        // round_work per round
 #define PUSHES 1
 #define RELABELS 2
 #define ROUND 3         // rounds run so far: round r reads list r % 2 and count slot r % 3
@@ -345,13 +346,13 @@ static __device__ long long discharge(Group g, int u, int round, int n, int sour
 }
 
 // Rounds over the active list until it is empty, the work since the last global relabel
-// reaches `budget`, or `max_rounds` rounds ran (the host launches it with STOP clear). Every
+// (with `round_work` charged per round) reaches `budget`, or `max_rounds` rounds ran (the host launches it with STOP clear). Every
 // thread decides alike: what the loop test reads changes only between two barriers. Round r
 // discharges list r % 2 and builds list (r + 1) % 2: the vertices that stay active and those
 // its pushes made active.
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 rounds_kernel(int n, int source, int sink, int width, int beta, long long budget,
-              int max_rounds, const int *first, const int *head, const int *rev, RES_T *res,
+              long long round_work, int max_rounds, const int *first, const int *head, const int *rev, RES_T *res,
               long long *excess, int *label, int *queued, int *list0, int *list1,
               long long *stats)
 {
@@ -390,6 +391,7 @@ rounds_kernel(int n, int source, int sink, int width, int beta, long long budget
         if (id == 0) {
             stats[ROUND] = round + 1;
             stats[ACTIVE] = *next_count;
+            stats[WORK] += round_work;
             stats[STOP] = stats[WORK] >= budget;
         }
         grid_barrier(stats);

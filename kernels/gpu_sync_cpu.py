@@ -144,11 +144,12 @@ def discharge(u, round_, n, source, sink, beta, first, head, rev, res, excess, l
 
 
 @numba.njit(parallel=True, cache=True)
-def rounds_kernel(n, source, sink, width, beta, budget, max_rounds, first, head, rev, res,
-                  excess, label, queued, list0, list1, stats):
+def rounds_kernel(n, source, sink, width, beta, budget, round_work, max_rounds, first, head,
+                  rev, res, excess, label, queued, list0, list1, stats):
     """Twin of rounds_kernel: rounds over the active list until it is empty, the work since
-    the last global relabel reaches `budget`, or `max_rounds` rounds ran; the vertices of a
-    round in parallel, each discharged by one thread."""
+    the last global relabel (with `round_work` charged per round) reaches `budget`, or
+    `max_rounds` rounds ran; the vertices of a round in parallel, each discharged by one
+    thread."""
     for _ in range(max_rounds):
         round_ = stats[ROUND]
         count = stats[COUNTS + round_ % 3]
@@ -171,7 +172,7 @@ def rounds_kernel(n, source, sink, width, beta, budget, max_rounds, first, head,
             relabels += relabeled
             if atomic_load(excess, u) > 0 and atomic_load(label, u) < n:
                 _enqueue(u, round_ + 1, queued, next_list, stats, slot)
-        stats[WORK] += work
+        stats[WORK] += work + round_work
         stats[PUSHES] += pushes
         stats[RELABELS] += relabels
         stats[ROUND] = round_ + 1

@@ -86,12 +86,14 @@ def test_rounds_keep_a_preflow_and_stop_at_the_work_budget(kind):
     total = -int(excess[graph.source])
     try:
         device.global_relabel(1 << 30)
-        stats = device.rounds(12, 1, 1000)  # a budget of 1: one round
+        stats = device.rounds(12, 1, device.lanes, 1000)  # a budget of 1: one round
         device.download(res, excess)
     finally:
         device.close()
     assert stats[gpu_sync_cpu.ROUND] == 1 and stats[gpu_sync_cpu.STOP] == 1
     assert stats[gpu_sync_cpu.PUSHES] > 0
+    # a round's work: its scans (at least a push's arc each) and a scan per lane
+    assert stats[gpu_sync_cpu.WORK] >= stats[gpu_sync_cpu.PUSHES] + device.lanes > 0
     others = np.ones(graph.n, bool)
     others[graph.source] = False
     assert (excess[others] >= 0).all() and (res >= 0).all()

@@ -66,11 +66,14 @@ class Engine:
         self.params = params
         res, self.excess, _, _ = initialize_preflow(graph, res_type=residual_type(graph))
         self.res_type, self.arcs = res.dtype, res.shape[0]  # the host's copy goes once uploaded
+        self.device = SyncKernels(options.device, graph, res, self.excess,
+                                  params["group_size"], shares_host=polled)
         frequency = params["global_update_frequency"]
         self.budget = int((params["alpha"] * graph.n + graph.m) / frequency) \
             if frequency > 0 else 2**62
-        self.device = SyncKernels(options.device, graph, res, self.excess,
-                                  params["group_size"], shares_host=polled)
+        # a round's barriers and pass over its list cost some scans' time however short the
+        # list: where a few vertices stay active, rounds would never reach the budget alone
+        self.round_work = int(params["round_lanes"] * self.device.lanes)
         self.levels, self.rounds = Window(polled), Window(polled)
         self.trace: list[dict] = []
         self.answer: SolveResult | None = None
@@ -81,7 +84,7 @@ class Engine:
         stats = self._global_relabel(poll)
         while stats is not None and stats[gpu_sync_cpu.ACTIVE] > 0:
             stats = self._launch(self.rounds, gpu_sync_cpu.ROUND, self.device.rounds,
-                                 self.params["beta"], self.budget)
+                                 self.params["beta"], self.budget, self.round_work)
             if self._answered(poll):
                 return None
             if stats[gpu_sync_cpu.ACTIVE] == 0 or stats[gpu_sync_cpu.STOP]:
@@ -187,6 +190,9 @@ register_with_kernels(
                   minimum=0, maximum=10**6),
         Parameter("beta", int, 12, "work charged per relabel besides its arc scans",
                   minimum=0, maximum=10**6),
+        Parameter("round_lanes", float, 0.125, "work charged per round besides its arc "
+                  "scans, in scans per thread the device runs at once (a round costs its "
+                  "barriers however few vertices are active)", minimum=0.0, maximum=1e3),
         Parameter("group_size", int, 0, "lanes that discharge a vertex together, a "
                   "power of two up to 32 (0: the mean degree's, rounded up)", minimum=0,
                   maximum=32),
