@@ -16,7 +16,6 @@ import time
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
 
-import numba
 import numpy as np
 
 from maxflow_cli.errors import MaxflowError, ParameterError
@@ -100,10 +99,6 @@ class Device(ABC):
         yield
         self.add_seconds(kind, time.perf_counter() - started)
 
-    @abstractmethod
-    def lanes(self, kernel: Kernel) -> int:
-        """The threads a launch of the persistent `kernel` runs at once."""
-
     def add_seconds(self, kind: str, seconds: float) -> None:
         self.seconds[kind] = self.seconds.get(kind, 0.0) + seconds
 
@@ -157,9 +152,6 @@ class TwinDevice(Device):
 
     def fill(self, name: str, value: int) -> None:
         self.buffers[name][:] = value
-
-    def lanes(self, kernel: Kernel) -> int:
-        return numba.get_num_threads()
 
     def _call(self, kernel: Kernel, args: list, items: int, stream: int) -> None:
         numba_twin(kernel.file, kernel.name)(*args)
@@ -257,10 +249,6 @@ class GpuDevice(Device):
         """The GPU's multiprocessors: a persistent kernel's grid is MIN_BLOCKS blocks each."""
         attribute = self.cuda.device_attribute.MULTIPROCESSOR_COUNT
         return self.cuda.Context.get_device().get_attribute(attribute)
-
-    def lanes(self, kernel: Kernel) -> int:
-        block = kernel.block or self.block_size
-        return self._grid(kernel, 0, block)[0] * block
 
     def _grid(self, kernel: Kernel, items: int, block: int) -> tuple[int, int]:
         if kernel.persistent:

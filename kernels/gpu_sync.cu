@@ -37,14 +37,14 @@ namespace cg = cooperative_groups;
 #define UNROLL 4            // arcs per lane whose loads are issued together
 
 // Slots of `stats` (64-bit), shared with the host (kernels/gpu_sync.py).
-#define WORK 0          // since the last global relabel: arcs scanned, BETA per relabel and
-                        // round_work per round
+#define WORK 0          // arcs scanned + BETA per relabel since the last global relabel
 #define PUSHES 1
 #define RELABELS 2
 #define ROUND 3         // rounds run so far: round r reads list r % 2 and count slot r % 3
 #define BFS_LEVELS 4
 #define ACTIVE 5        // vertices in the current list
-#define STOP 6          // set when WORK reached the budget (written between two barriers)
+#define STOP 6          // set when WORK reached the budget or the launch its time (written
+                        // between two barriers)
 #define BFS_OPEN 7      // the next level of a BFS that max_levels left open; 0: none is
 #define COUNTS 8        // 3 rotating list counts: slots COUNTS .. COUNTS + 2
 #define ARRIVED 16      // grid barrier: the two words on cache lines of their own
@@ -59,6 +59,14 @@ static __device__ __forceinline__ void add_res(RES_T *address, long long value)
         atomicAdd(reinterpret_cast<int *>(address), static_cast<int>(value));
     else
         atomic_add(reinterpret_cast<long long *>(address), value);
+}
+
+// The GPU's nanosecond clock, the same on every multiprocessor.
+static __device__ __forceinline__ long long now_ns()
+{
+    unsigned long long ns;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+    return static_cast<long long>(ns);
 }
 
 // All threads of the grid wait here until every thread has arrived; memory written before
@@ -346,13 +354,13 @@ static __device__ long long discharge(Group g, int u, int round, int n, int sour
 }
 
 // Rounds over the active list until it is empty, the work since the last global relabel
-// (with `round_work` charged per round) reaches `budget`, or `max_rounds` rounds ran (the host launches it with STOP clear). Every
+// reaches `budget`, the launch has run `max_ns` nanoseconds, or `max_rounds` rounds ran (the host launches it with STOP clear). Every
 // thread decides alike: what the loop test reads changes only between two barriers. Round r
 // discharges list r % 2 and builds list (r + 1) % 2: the vertices that stay active and those
 // its pushes made active.
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 rounds_kernel(int n, int source, int sink, int width, int beta, long long budget,
-              long long round_work, int max_rounds, const int *first, const int *head, const int *rev, RES_T *res,
+              long long max_ns, int max_rounds, const int *first, const int *head, const int *rev, RES_T *res,
               long long *excess, int *label, int *queued, int *list0, int *list1,
               long long *stats)
 {
@@ -362,6 +370,7 @@ rounds_kernel(int n, int source, int sink, int width, int beta, long long budget
     Group g = group_of(width);
     unsigned int pushes = 0, relabels = 0;
     long long work = 0;
+    long long started = id == 0 ? now_ns() : 0;
     for (int done = 0; done < max_rounds; ++done) {
         long long round = block_read(&stats[ROUND]);
         long long count = block_read(&stats[COUNTS + round % 3]);
@@ -391,8 +400,7 @@ rounds_kernel(int n, int source, int sink, int width, int beta, long long budget
         if (id == 0) {
             stats[ROUND] = round + 1;
             stats[ACTIVE] = *next_count;
-            stats[WORK] += round_work;
-            stats[STOP] = stats[WORK] >= budget;
+            stats[STOP] = stats[WORK] >= budget || now_ns() - started >= max_ns;
         }
         grid_barrier(stats);
     }

@@ -57,7 +57,6 @@ class SyncKernels:
             "excess": excess, "stats": gpu_sync_cpu.new_stats()})
         self.device.fill("queued", -1)
         self.stats = gpu_sync_cpu.new_stats()
-        self.lanes = self.device.lanes(GPU_SYNC_ROUNDS)  # threads a round runs at once
         self.seconds = self.device.seconds
         self.close = self.device.close
 
@@ -66,12 +65,12 @@ class SyncKernels:
         done (stats[BFS_OPEN] == 0); the stats after them."""
         return self._run("global_relabel", GPU_SYNC_RELABEL, {"max_levels": max_levels})
 
-    def rounds(self, beta: int, budget: int, round_work: int, max_rounds: int) -> np.ndarray:
-        """Rounds until the list empties, the work (arcs scanned, `beta` a relabel,
-        `round_work` a round) reaches `budget` or `max_rounds` ran; the stats after them."""
-        return self._run("rounds", GPU_SYNC_ROUNDS, {"beta": beta, "budget": budget,
-                                                     "round_work": round_work,
-                                                     "max_rounds": max_rounds})
+    def rounds(self, beta: int, budget: int, max_ns: int, max_rounds: int) -> np.ndarray:
+        """Rounds until the list empties, the work (arcs scanned, `beta` a relabel) reaches
+        `budget` or the launch has run `max_ns` nanoseconds (either sets stats[STOP]), or
+        `max_rounds` ran; the stats after them."""
+        return self._run("rounds", GPU_SYNC_ROUNDS, {
+            "beta": beta, "budget": budget, "max_ns": max_ns, "max_rounds": max_rounds})
 
     def _run(self, kind: str, kernel: Kernel, scalars: dict) -> np.ndarray:
         with self.device.timed(kind):

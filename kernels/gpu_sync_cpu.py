@@ -6,6 +6,8 @@ rounds over an active list; He & Hong 2010's lock-free discharge rule), and the 
 kernel is tested against. The stats slots are the kernel's (see gpu_sync.cu).
 """
 
+import time
+
 import numba
 import numpy as np
 from numba import prange
@@ -143,13 +145,22 @@ def discharge(u, round_, n, source, sink, beta, first, head, rev, res, excess, l
     return work, pushes, relabels
 
 
+@numba.njit(cache=True)
+def _now_ns() -> int:
+    """The kernel's %globaltimer: a clock in nanoseconds."""
+    with numba.objmode(now="int64"):
+        now = time.perf_counter_ns()
+    return now
+
+
 @numba.njit(parallel=True, cache=True)
-def rounds_kernel(n, source, sink, width, beta, budget, round_work, max_rounds, first, head,
-                  rev, res, excess, label, queued, list0, list1, stats):
+def rounds_kernel(n, source, sink, width, beta, budget, max_ns, max_rounds, first, head, rev,
+                  res, excess, label, queued, list0, list1, stats):
     """Twin of rounds_kernel: rounds over the active list until it is empty, the work since
-    the last global relabel (with `round_work` charged per round) reaches `budget`, or
+    the last global relabel reaches `budget`, the call has run `max_ns` nanoseconds, or
     `max_rounds` rounds ran; the vertices of a round in parallel, each discharged by one
     thread."""
+    started = _now_ns()
     for _ in range(max_rounds):
         round_ = stats[ROUND]
         count = stats[COUNTS + round_ % 3]
@@ -172,12 +183,12 @@ def rounds_kernel(n, source, sink, width, beta, budget, round_work, max_rounds, 
             relabels += relabeled
             if atomic_load(excess, u) > 0 and atomic_load(label, u) < n:
                 _enqueue(u, round_ + 1, queued, next_list, stats, slot)
-        stats[WORK] += work + round_work
+        stats[WORK] += work
         stats[PUSHES] += pushes
         stats[RELABELS] += relabels
         stats[ROUND] = round_ + 1
         stats[ACTIVE] = stats[slot]
-        stats[STOP] = stats[WORK] >= budget
+        stats[STOP] = stats[WORK] >= budget or _now_ns() - started >= max_ns
 
 
 def new_stats() -> np.ndarray:

@@ -14,6 +14,7 @@ from maxflow_cli.network import Network
 from maxflow_cli.pushrelabel.relabel import initialize_preflow
 from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
+from maxflow_cli.solvers import gpu_sync
 from maxflow_cli.solvers.gpu_sync import UNLIMITED, WINDOW_SECONDS, Window
 from maxflow_cli.steps import reverse_bfs
 
@@ -86,19 +87,44 @@ def test_rounds_keep_a_preflow_and_stop_at_the_work_budget(kind):
     total = -int(excess[graph.source])
     try:
         device.global_relabel(1 << 30)
-        stats = device.rounds(12, 1, device.lanes, 1000)  # a budget of 1: one round
+        stats = device.rounds(12, 1, 2**62, 1000)  # a budget of 1: one round
         device.download(res, excess)
     finally:
         device.close()
     assert stats[gpu_sync_cpu.ROUND] == 1 and stats[gpu_sync_cpu.STOP] == 1
     assert stats[gpu_sync_cpu.PUSHES] > 0
-    # a round's work: its scans (at least a push's arc each) and a scan per lane
-    assert stats[gpu_sync_cpu.WORK] >= stats[gpu_sync_cpu.PUSHES] + device.lanes > 0
     others = np.ones(graph.n, bool)
     others[graph.source] = False
     assert (excess[others] >= 0).all() and (res >= 0).all()
     assert excess[others].sum() == total
     np.testing.assert_array_equal(res + res[graph.rev], graph.cap + graph.cap[graph.rev])
+
+
+@pytest.mark.parametrize("kind", DEVICES)
+def test_rounds_stop_once_their_time_is_up(kind):
+    graph = build_residual(generators.make("genrmf", a=4, b=6, seed=5))
+    device, res, excess = _open(kind, graph)
+    try:
+        device.global_relabel(1 << 30)
+        stats = device.rounds(12, 2**62, 1, 1000)  # 1 ns: the first round takes longer
+    finally:
+        device.close()
+    assert stats[gpu_sync_cpu.ROUND] == 1 and stats[gpu_sync_cpu.STOP] == 1
+    assert stats[gpu_sync_cpu.ACTIVE] > 0
+
+
+def test_the_rounds_get_the_last_global_relabels_time_over_the_frequency():
+    graph = build_residual(generators.make("genrmf", a=4, b=6, seed=5))
+    options = get_solver("gpu-sync").resolve(SolveOptions(device="cpu", params={
+        "rivals": "none", "global_update_frequency": 0.25}))
+    engine = gpu_sync.Engine(graph, options, polled=False)
+    engine.device.close()
+    engine.relabel_seconds, engine.rounds_seconds = 0.002, 0.005
+    assert engine._rounds_ns_left() == 3_000_000  # 8 ms less the 5 ms the rounds took
+    engine.rounds_seconds = 0.009
+    assert engine._rounds_ns_left() == 1  # due: the next launch stops after a round
+    engine.params = engine.params | {"global_update_frequency": 0}
+    assert engine._rounds_ns_left() == 2**62
 
 
 def test_a_window_runs_about_its_seconds_of_steps_once_timed():

@@ -7,12 +7,13 @@ one * frequency > alpha * n + m), He & Hong 2010's lock-free push to the lowest 
 (Program 3). The host initialises the preflow (He & Hong's Program 2) and uploads it once;
 then it alternates two persistent kernels (kernels/gpu_sync.cu): a global relabel (a BFS
 that may take several launches) that lists the active vertices, and rounds until the list is
-empty or the work budget is spent. Stage 1 ends when a global relabel finds no active vertex:
-then no vertex with excess reaches the sink, and the vertices that do form the sink side of a
-minimum cut. Only the kernels' stats cross the bus in between. Its rivals (maxflow_cli.race)
-race it on CPU threads, and the host looks for their answer between launches, which then
-last about WINDOW_SECONDS each. With ``--device cpu`` the kernels' Numba twins run the same
-loop on CPU threads.
+empty, the work budget is spent, or the rounds have taken 1 / frequency times as long as that
+global relabel (ours: a GPU round over a few vertices costs its barriers, not its work).
+Stage 1 ends when a global relabel finds no active vertex: then no vertex with excess reaches
+the sink, and the vertices that do form the sink side of a minimum cut. Only the kernels'
+stats cross the bus in between. Its rivals (maxflow_cli.race) race it on CPU threads, and the
+host looks for their answer between launches, which then last about WINDOW_SECONDS each.
+With ``--device cpu`` the kernels' Numba twins run the same loop on CPU threads.
 """
 
 import time
@@ -71,10 +72,9 @@ class Engine:
         frequency = params["global_update_frequency"]
         self.budget = int((params["alpha"] * graph.n + graph.m) / frequency) \
             if frequency > 0 else 2**62
-        # a round's barriers and pass over its list cost some scans' time however short the
-        # list: where a few vertices stay active, rounds would never reach the budget alone
-        self.round_work = int(params["round_lanes"] * self.device.lanes)
         self.levels, self.rounds = Window(polled), Window(polled)
+        self.relabel_seconds = 0.0  # the last global relabel's launches
+        self.rounds_seconds = 0.0  # the rounds' launches since
         self.trace: list[dict] = []
         self.answer: SolveResult | None = None
 
@@ -83,21 +83,34 @@ class Engine:
         stats then; None where a rival answered first."""
         stats = self._global_relabel(poll)
         while stats is not None and stats[gpu_sync_cpu.ACTIVE] > 0:
+            started = time.perf_counter()
             stats = self._launch(self.rounds, gpu_sync_cpu.ROUND, self.device.rounds,
-                                 self.params["beta"], self.budget, self.round_work)
+                                 self.params["beta"], self.budget, self._rounds_ns_left())
+            self.rounds_seconds += time.perf_counter() - started
             if self._answered(poll):
                 return None
             if stats[gpu_sync_cpu.ACTIVE] == 0 or stats[gpu_sync_cpu.STOP]:
                 stats = self._global_relabel(poll)
         return stats
 
+    def _rounds_ns_left(self) -> int:
+        """Nanoseconds the rounds may still run before a global relabel is due by time: the
+        last global relabel's time / frequency, less what the rounds took since."""
+        frequency = self.params["global_update_frequency"]
+        if frequency <= 0:
+            return 2**62
+        return max(1, int((self.relabel_seconds / frequency - self.rounds_seconds) * 1e9))
+
     def _global_relabel(self, poll) -> np.ndarray | None:
         """One global relabel, in launches of a window's levels; None where a rival answered
         in between."""
+        started = time.perf_counter()
         while True:
             stats = self._launch(self.levels, gpu_sync_cpu.BFS_LEVELS,
                                  self.device.global_relabel)
             if not stats[gpu_sync_cpu.BFS_OPEN]:
+                self.relabel_seconds = time.perf_counter() - started
+                self.rounds_seconds = 0.0
                 self.trace.append({"global_relabel": len(self.trace) + 1,
                                    "rounds": int(stats[gpu_sync_cpu.ROUND]),
                                    "active": int(stats[gpu_sync_cpu.ACTIVE])})
@@ -190,9 +203,6 @@ register_with_kernels(
                   minimum=0, maximum=10**6),
         Parameter("beta", int, 12, "work charged per relabel besides its arc scans",
                   minimum=0, maximum=10**6),
-        Parameter("round_lanes", float, 0.125, "work charged per round besides its arc "
-                  "scans, in scans per thread the device runs at once (a round costs its "
-                  "barriers however few vertices are active)", minimum=0.0, maximum=1e3),
         Parameter("group_size", int, 0, "lanes that discharge a vertex together, a "
                   "power of two up to 32 (0: the mean degree's, rounded up)", minimum=0,
                   maximum=32),
