@@ -46,9 +46,11 @@ def _forward_first(first, old_head, old_rev, old_cap, old_input):
 
 
 def forward_first(graph: ResidualGraph) -> ResidualGraph:
-    """`graph` with each vertex's input arcs before its reverse arcs, each in input order."""
-    head, rev, cap, arc_of_input = _forward_first(graph.first, graph.head, graph.rev, graph.cap,
-                                                  graph.arc_of_input)
+    """`graph` with each vertex's input arcs before its reverse arcs, each in input order
+    (vertex and arc numbers read as unsigned views, as hipr_stage_one reads them)."""
+    head, rev, cap, arc_of_input = _forward_first(
+        graph.first.view(np.uint32), graph.head.view(np.uint32), graph.rev.view(np.uint32),
+        graph.cap, graph.arc_of_input.view(np.uint32))
     return dataclasses.replace(graph, head=head, rev=rev, cap=cap, arc_of_input=arc_of_input)
 
 
@@ -63,6 +65,8 @@ def _residuals_back(to_arcs, to_rev, from_arcs, from_rev, from_res):
 
 def residuals_in(graph: ResidualGraph, ordered: ResidualGraph, res: np.ndarray) -> np.ndarray:
     """Residuals `res` of `ordered` (a reordered copy of `graph`) in `graph`'s arc numbering,
-    matched through the input arcs, which both number alike."""
-    return _residuals_back(graph.arc_of_input, graph.rev, ordered.arc_of_input, ordered.rev,
+    matched through the input arcs, which both number alike (arc numbers unsigned, as in
+    forward_first)."""
+    return _residuals_back(graph.arc_of_input.view(np.uint32), graph.rev.view(np.uint32),
+                           ordered.arc_of_input.view(np.uint32), ordered.rev.view(np.uint32),
                            res)

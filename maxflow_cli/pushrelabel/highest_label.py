@@ -175,7 +175,7 @@ def _widened(a_min, a_max, d_max, level):
     return min(a_min, level), a_max, d_max
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _stage_one(first, head, rev, res, excess, label, current, first_active, first_inactive,
                b_next, b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
                counters, parallel_gap, gaps_above, seeded_from, work_budget, update_first,
@@ -268,7 +268,6 @@ def _discharges(first, head, rev, res, excess, label, current, first_active, fir
     return DONE
 
 
-@numba.njit(cache=True, nogil=True)
 def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency, alpha, beta,
                    stop_at_global_update, counters, parallel_gap=False, gaps_above=0,
                    seeded_from=-1, work_budget=-1, update_first=False, stop=None):
@@ -302,24 +301,19 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     code" says what it cost); through an unsigned one it does not. The work arrays (current
     arcs, buckets) are made here and passed in, because Numba prunes the reference counting
     around the helpers inlined in _stage_one for the arrays it is given, not for arrays it makes
-    itself.
+    itself. This function is plain Python, and it passes every argument to _stage_one in
+    order: Numba's dispatcher binds left-out defaults and keywords on a slow path of its own
+    (the README's "Measurements behind the code").
     """
     n = label.shape[0]
-    current = first[:n].view(np.uint32).copy()
-    first_active = np.empty(n + 1, np.uint32)
-    first_inactive = np.empty(n + 1, np.uint32)
-    b_next = np.empty(n + 1, np.uint32)
-    b_prev = np.empty(n + 1, np.uint32)
-    if stop is None:
-        flag = np.zeros(1, np.uint8)
-    else:
-        flag = stop
-    return _stage_one(first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), res,
-                      excess, label.view(np.uint32), current, first_active, first_inactive,
-                      b_next, b_prev, source, sink, frequency, alpha, beta,
-                      stop_at_global_update, counters, parallel_gap, gaps_above,
-                      n if seeded_from < 0 else seeded_from, work_budget, update_first,
-                      flag)
+    first = first.view(np.uint32)
+    current = first[:n].copy()
+    first_active, first_inactive, b_next, b_prev = (np.empty(n + 1, np.uint32) for _ in range(4))
+    return _stage_one(first, head.view(np.uint32), rev.view(np.uint32), res, excess,
+                      label.view(np.uint32), current, first_active, first_inactive, b_next,
+                      b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
+                      counters, parallel_gap, gaps_above, n if seeded_from < 0 else seeded_from,
+                      work_budget, update_first, np.zeros(1, np.uint8) if stop is None else stop)
 
 
 @numba.njit(cache=True)

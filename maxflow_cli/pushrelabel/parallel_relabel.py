@@ -526,8 +526,8 @@ def parallel_gap_relabel(first_inactive, b_next, label, empty, d_max):
     d_max, lifted in parallel (relabel.lift_bucket each). Returns how many vertices were
     lifted.
 
-    Not in Numba's disk cache: hipr_stage_one, which is, compiled with this loaded from the
-    cache gave a cache entry that crashed the next process to load it (Numba 0.68).
+    Not in Numba's disk cache: highest_label._stage_one, which is, compiled with this loaded
+    from the cache gave a cache entry that crashed the next process to load it (Numba 0.68).
     """
     lifted = 0
     for level in prange(empty + 1, d_max + 1):
