@@ -2,6 +2,7 @@
 
 import io
 import sys
+from types import SimpleNamespace
 
 import pytest
 from rich.console import Console
@@ -11,6 +12,7 @@ from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.bench.published import ALVINO_2015, ALVINO_2015_NOTE
 from maxflow_cli.bench.results import Change
 from maxflow_cli.bench.runner import BenchRun, Cell, InstanceRecord, Settings
+from maxflow_cli.bench.stats import Stats
 from maxflow_cli.errors import MaxflowError, ParameterError
 
 
@@ -55,6 +57,13 @@ def test_the_family_table_with_speedups_and_the_papers_numbers():
     assert "paper hipr (s)" in text and "0.48" in text and "1.95x" in text and "table 4.3" in text
     assert "2 unstable cells" in text and "fast" in text
     assert "FAILED" not in text
+
+
+def test_an_unstable_cell_of_a_zero_median_says_its_spread_in_seconds():
+    cell = SimpleNamespace(instance="tiny", solver="hipr",
+                           stats=Stats(5, 0.0, 0.0, 0.0, 0.01, True))
+    (line,) = report._unstable_lines([cell])
+    assert "median 0 s, MAD 0 s" in line and "max 0.01" in line
 
 
 @pytest.mark.parametrize("slowdown, speedup", [

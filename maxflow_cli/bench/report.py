@@ -314,9 +314,17 @@ def _time_cell(row: Row, solver: str, external: bool) -> str:
     return f"{_seconds(row.times[solver])} [dim]±{row.spread[solver]:.1%}[/dim]{mark}{which}"
 
 
+def _relative_mad(stats) -> str:
+    """The MAD over the median, or the MAD in seconds where the median is 0 (a CPU clock's
+    tick longer than the runs)."""
+    if stats.median > 0:
+        return f"{stats.mad / stats.median:.1%}"
+    return f"{_seconds(stats.mad)} s"
+
+
 def _unstable_lines(unstable: list[Cell]) -> list[str]:
     lines = [f"  {cell.instance} {cell.solver}: median {_seconds(cell.stats.median)} s, MAD "
-             f"{cell.stats.mad / cell.stats.median:.1%}, min {_seconds(cell.stats.minimum)}, max "
+             f"{_relative_mad(cell.stats)}, min {_seconds(cell.stats.minimum)}, max "
              f"{_seconds(cell.stats.maximum)} ({cell.stats.runs} runs)"
              for cell in unstable[:LISTED_UNSTABLE]]
     if len(unstable) > LISTED_UNSTABLE:
