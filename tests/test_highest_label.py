@@ -147,8 +147,9 @@ assert excess[graph.sink] == 23
 
 
 def test_hipr_stage_one_loads_from_numba_cache_in_a_new_process(tmp_path):
-    """One process compiles hipr_stage_one, a second its parallel-gap version (the first's
-    code in Numba's disk cache), a third loads that version from the cache: none crashes."""
+    """Three processes in turn run hipr_stage_one, with the sequential then the parallel gap,
+    the first compiling its core into Numba's disk cache and the others loading it (one
+    signature: every argument is passed, in order): none crashes, each finds the flow."""
     environment = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     for version in ("sequential", "parallel", "parallel"):
         done = subprocess.run([sys.executable, "-I", "-c", STAGE_ONE_IN_A_NEW_PROCESS, version],
