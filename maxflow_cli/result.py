@@ -1,5 +1,6 @@
 """What a solver returns: one shape for every solver (the registry's calling convention)."""
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -11,7 +12,10 @@ class SolveResult:
 
     ``res`` holds the final residual capacities: a maximum preflow after stage 1, a maximum
     flow when ``is_flow`` (stage 2 ran). ``times`` are seconds per phase (``stage1``,
-    ``stage2`` and solver-specific ones such as ``global_relabel``, ``kernels``, ``transfer``);
+    ``stage2`` and solver-specific ones such as ``global_relabel``, ``kernels``, ``transfer``;
+    where stage 1 is timed as the authors' code times it, ``setup`` before it builds the
+    solver's own structures from the residual graph and ``settle`` after it turns the end of
+    the search into a maximum preflow of the residual graph);
     ``counters`` count operations (pushes, relabels, global updates, gaps, launches, ...).
     ``trace`` lists one record per round for the solvers that work in rounds. Where solvers
     race (gpu-sync's rivals, auto), ``winner`` names the one whose answer this is and
@@ -27,3 +31,11 @@ class SolveResult:
     trace: list[dict] = field(default_factory=list)
     winner: str = ""
     why: str = ""
+
+
+def timed(times: dict, phase: str, function, *args):
+    """``function(*args)``, its seconds in ``times[phase]``."""
+    started = time.perf_counter()
+    value = function(*args)
+    times[phase] = time.perf_counter() - started
+    return value

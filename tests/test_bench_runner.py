@@ -114,6 +114,13 @@ def test_flow_runs_stage_two_timed_apart():
     assert "stage2" in run.cells[0].phases
 
 
+def test_a_set_up_timed_apart_is_kept_beside_stage_one_not_in_it():
+    run = run_benchmark(TINY[:1], choose_solvers("hpf", "hpf", False), FAST)
+    cell = run.cells[0]
+    assert cell.timed == "stage1" and cell.phases["stage1"] == cell.stats.median
+    assert {"setup", "settle"} <= set(cell.phases)
+
+
 def user_seconds() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_utime
 

@@ -245,6 +245,16 @@ def test_only_the_phases_that_ran_are_shown(tmp_path):
                                                         "stage2", "check"]
 
 
+@pytest.mark.parametrize("solver", ["hpf", "eibfs"])
+def test_the_set_up_and_the_settling_are_shown_beside_stage1(solver, tmp_path):
+    """hpf and eibfs time stage 1 as the authors' codes do: what these build before their
+    clock and what ends the search into a preflow are phases of their own, in order."""
+    result = run(CLRS, "--solver", solver, "--json", "--flow", str(tmp_path / "f"))
+    times = json.loads(result.stdout)["times"]
+    assert list(times) == ["read", "build", "compile", "setup", "stage1", "settle", "stage2"]
+    assert all(seconds > 0 for seconds in times.values())
+
+
 def test_bad_input_is_refused_before_the_solver_compiles(tmp_path, monkeypatch):
     import dataclasses
 

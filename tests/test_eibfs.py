@@ -57,6 +57,7 @@ def test_a_grid_is_solved_by_both_variants_with_the_same_value(variant, want_flo
     assert result.counters["growths_s"] > 0 and result.counters["growths_t"] > 0
     assert result.counters["orphans"] >= result.counters["adoptions"]
     assert ("stage2" in result.times) == want_flow
+    assert {"setup", "stage1", "settle"} <= set(result.times)  # the search timed alone
 
 
 def test_only_eibfs_pushes_imbalances_and_ibfs_leaves_no_deficit():

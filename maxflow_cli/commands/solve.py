@@ -30,8 +30,9 @@ from maxflow_cli.registry import (
     solvers,
 )
 
-TIME_PHASES = ("read", "build", "compile", "stage1", "stage2", "check")
-"""The phases `solve` times, in the order it reports them; stage2 and check run only when asked."""
+TIME_PHASES = ("read", "build", "compile", "setup", "stage1", "settle", "stage2", "check")
+"""The phases `solve` times, in the order it reports them; stage2 and check run only when asked,
+setup and settle only for the solvers that time them apart from stage 1 (hpf, eibfs)."""
 
 
 _OUT_OF_MEMORY = ("out of memory while {0} the network ({1.n:,} vertices, {1.m:,} arcs): "

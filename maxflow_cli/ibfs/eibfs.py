@@ -770,17 +770,32 @@ def _outer_residuals(inner_res, outer, res):
 
 
 @numba.njit(cache=True)
-def eibfs_max_preflow(first, head, rev, cap, res, source, sink, arc_of_input, excesses,
-                      counters):
-    """EIBFS (`excesses`) or IBFS on the residuals `res` (the capacities), left as a maximum
-    preflow; the search scans the arcs in the input arcs' order (`arc_of_input`, see
-    _inner_graph). Returns the excesses and the flow value (what the sink receives)."""
+def eibfs_setup(first, head, rev, cap, res, source, sink, arc_of_input):
+    """What the authors' code does before its clock starts (addNode, addEdge, initGraph):
+    the terminal arcs saturated into the vertices' excesses, the initial forest, and the
+    search's forward star (see _inner_graph). Returns them as eibfs_search and
+    eibfs_settle take them."""
     excess, sink_capacity = _terminal_excesses(first, head, rev, cap, res, source, sink)
     label, tree, stamps, buckets, active, state = _initial_forest(excess, source, sink)
     inner_first, inner_head, inner_rev, inner_res, open_back, outer = _inner_graph(
         first, head, rev, cap, arc_of_input, source, sink)
-    _search(inner_first, inner_head, inner_rev, inner_res, open_back, label, tree, excess,
-            stamps, buckets, active, state, counters, excesses)
+    return (inner_first, inner_head, inner_rev, inner_res, open_back, label, tree, excess,
+            stamps, buckets, active, state, sink_capacity, outer)
+
+
+eibfs_search = _search
+"""The authors' computeMaxFlow, what their clock times: eibfs_search(first, head, rev, res,
+open_back, label, tree, excess, stamps, buckets, active, state, counters, excesses) on
+eibfs_setup's state, EIBFS with `excesses`, else IBFS."""
+
+
+@numba.njit(cache=True)
+def eibfs_settle(first, head, rev, cap, res, inner_res, outer, excess, sink_capacity, source,
+                 sink, counters):
+    """The search's end as a maximum preflow of the residual graph `res`: the inner arcs'
+    residuals copied back, the sink arcs carrying what the deficits leave of them, and the
+    deficits no sink capacity backs sent back. Returns the flow value (what the sink
+    receives)."""
     _outer_residuals(inner_res, outer, res)
     unbacked = _settle_sink_arcs(first, head, rev, cap, res, excess, sink_capacity, source,
                                  sink)
@@ -790,4 +805,4 @@ def eibfs_max_preflow(first, head, rev, cap, res, source, sink, arc_of_input, ex
     flow_value = 0
     for b in range(first[sink], first[sink + 1]):
         flow_value += res[b] - cap[b]
-    return excess, flow_value
+    return flow_value

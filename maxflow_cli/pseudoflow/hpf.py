@@ -34,6 +34,7 @@ import numba
 import numpy as np
 
 from maxflow_cli.residual import ResidualGraph
+from maxflow_cli.result import timed
 
 NO_ARC = np.uint32(2**32 - 1)  # arc numbers stay below 2^31
 
@@ -133,19 +134,31 @@ def _saturate_terminal_arcs(first, head, rev, res, excess, source, sink):
 
 
 @numba.njit(cache=True)
-def _initial_forest(first, excess, labels, buckets, source, sink):
-    """Every vertex a root of its own (the tree is all none): strong ones (excess > 0) at
-    label 1 in bucket 1 in vertex order, weak ones at 0, the source and sink at n."""
+def _weak_roots(first, labels, buckets, source, sink):
+    """Every vertex a weak root of its own at label 0 (its arc scan at its first arc), the
+    source and the sink at n, the buckets empty: pseudo-max's node set-up."""
     label, label_count, current = labels
     n = label.shape[0]
     label_count[:] = 0
     buckets[0][:] = n
     for v in range(n):
         current[v] = first[v]
-        label[v] = n if v == source or v == sink else (1 if excess[v] > 0 else 0)
-        if label[v] < n:
-            label_count[label[v]] += 1
-        if label[v] == 1:
+        label[v] = 0
+    label[source] = n
+    label[sink] = n
+    label_count[0] = n - 2
+
+
+@numba.njit(cache=True)
+def _file_strong_roots(excess, labels, buckets, source, sink):
+    """The simple initialisation's forest: each vertex with excess (the saturated arcs'
+    heads) a strong root at label 1, in bucket 1 in vertex order."""
+    label, label_count, _ = labels
+    for v in range(excess.shape[0]):
+        if excess[v] > 0 and v != source and v != sink:
+            label[v] = 1
+            label_count[0] -= 1
+            label_count[1] += 1
             _enqueue(v, 1, buckets)
 
 
@@ -376,8 +389,8 @@ def _phase_one(graph, res, excess, labels, tree, out, buckets, counters, stop):
             _enqueue(root, highest, buckets)
 
 
-@numba.njit(cache=True)
-def _settle_deficits(first, head, rev, cap, res, excess, source, sink):
+@numba.njit(cache=True, nogil=True)
+def settle_deficits(first, head, rev, cap, res, excess, source, sink):
     """Take each vertex's deficit back out of its arcs into the sink, which makes the
     pseudoflow a preflow (the source's arcs stay saturated); the sink's excess becomes the
     flow value."""
@@ -393,36 +406,65 @@ def _settle_deficits(first, head, rev, cap, res, excess, source, sink):
     excess[sink] = inflow
 
 
+@numba.njit(cache=True, inline="always")
+def _views(work, n):
+    """The search's arrays as views of one buffer of 13n + 3 + m numbers (so that they cross
+    between compiled and Python code as one array): labels (label, vertices per label,
+    current arc), tree (parent, up, first child, next and previous sibling, next to scan),
+    buckets (first, last, next), out (out-of-tree arcs, each vertex's end)."""
+    labels = (work[:n], work[n:2 * n + 1], work[2 * n + 1:3 * n + 1])
+    t = 3 * n + 1
+    tree = (work[t:t + n], work[t + n:t + 2 * n], work[t + 2 * n:t + 3 * n],
+            work[t + 3 * n:t + 4 * n], work[t + 4 * n:t + 5 * n], work[t + 5 * n:t + 6 * n])
+    b = t + 6 * n
+    buckets = (work[b:b + n + 1], work[b + n + 1:b + 2 * n + 2], work[b + 2 * n + 2:b + 3 * n + 2])
+    o = b + 3 * n + 2
+    out = (work[o + n:], work[o:o + n])
+    return labels, tree, buckets, out
+
+
 @numba.njit(cache=True, nogil=True)
-def hpf_phase_one(first, head, rev, cap, res, excess, source, sink, arc_of_input, counters,
-                  stop):
-    """Phase 1 on residuals `res` (the capacities) and excesses `excess` (zeros), both updated
-    in place to a maximum preflow, unless stop[0] is set before it ends; the input arcs'
-    order (`arc_of_input`) sets the order of the search. Returns the labels: n on the
-    minimum cut's source side."""
+def hpf_setup(first, head, rev, cap, arc_of_input, source, sink):
+    """What pseudo-max builds before its clock starts (PBBS pseudoSeq's initDS): the
+    search's arrays, every one written here so that phase 1 finds its pages in memory; each
+    vertex a weak root with its out-of-tree arcs listed. Returns the excesses (zeros) and
+    the buffer of the search's arrays (see _views)."""
+    n = first.shape[0] - 1
+    work = np.empty(13 * n + 3 + head.shape[0], np.uint32)
+    work[:13 * n + 3] = n  # no parent, child, sibling or strong root
+    labels, _, buckets, out = _views(work, n)
+    _weak_roots(first, labels, buckets, source, sink)
+    graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), cap)
+    _list_out_of_tree(graph, arc_of_input.view(np.uint32), out, source, sink)
+    return np.zeros(n, np.int64), work
+
+
+@numba.njit(cache=True, nogil=True)
+def hpf_phase_one(first, head, rev, cap, res, excess, work, source, sink, counters, stop):
+    """Phase 1 from hpf_setup's excesses and buffer `work`, as pseudo-max's clock times it:
+    the simple initialisation and the main loop. `res` (the capacities) and `excess` end as
+    a pseudoflow whose minimum cut is found (settle_deficits makes it a maximum preflow),
+    unless stop[0] is set before. Returns the labels: n on the minimum cut's source side."""
     n = excess.shape[0]
     graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), cap)
-    label = np.empty(n, np.int32)
-    labels = (label.view(np.uint32), np.empty(n + 1, np.uint32), np.empty(n, np.uint32))
-    tree = (np.full(n, n, np.uint32), np.empty(n, np.uint32), np.full(n, n, np.uint32),
-            np.full(n, n, np.uint32), np.full(n, n, np.uint32), np.full(n, n, np.uint32))
-    out = (np.empty(head.shape[0], np.uint32), np.empty(n, np.uint32))
-    buckets = (np.empty(n + 1, np.uint32), np.empty(n + 1, np.uint32), np.empty(n, np.uint32))
+    labels, tree, buckets, out = _views(work, n)
     _saturate_terminal_arcs(first, head, rev, res, excess, source, sink)
-    _initial_forest(first, excess, labels, buckets, source, sink)
-    _list_out_of_tree(graph, arc_of_input.view(np.uint32), out, source, sink)
+    _file_strong_roots(excess, labels, buckets, source, sink)
     _phase_one(graph, res, excess, labels, tree, out, buckets, counters, stop)
-    _settle_deficits(first, head, rev, cap, res, excess, source, sink)
-    return label
+    return labels[0].view(np.int32)
 
 
-def hpf_preflow(graph: ResidualGraph, res: np.ndarray, stop=None) -> tuple[np.ndarray, dict]:
+def hpf_preflow(graph: ResidualGraph, res: np.ndarray, stop, times: dict
+                ) -> tuple[np.ndarray, dict]:
     """Phase 1 on `graph`, `res` updated in place to a maximum preflow (its sink excess the
-    maximum flow value), unless `stop` (a flag array) is set first. Returns the excesses and
-    the counters."""
-    excess = np.zeros(graph.n, np.int64)
+    maximum flow value), unless `stop` (a flag array or None) is set first; the seconds of
+    its set-up, of phase 1 (stage1) and of settling the deficits into `times`. Returns the
+    excesses and the counters."""
+    arrays = (graph.first, graph.head, graph.rev, graph.cap)
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
-    hpf_phase_one(graph.first, graph.head, graph.rev, graph.cap, res, excess, graph.source,
-                  graph.sink, graph.arc_of_input, counters,
-                  np.zeros(1, np.uint8) if stop is None else stop)
+    excess, work = timed(times, "setup", hpf_setup, *arrays, graph.arc_of_input,
+                         graph.source, graph.sink)
+    timed(times, "stage1", hpf_phase_one, *arrays, res, excess, work, graph.source,
+          graph.sink, counters, np.zeros(1, np.uint8) if stop is None else stop)
+    timed(times, "settle", settle_deficits, *arrays, res, excess, graph.source, graph.sink)
     return excess, dict(zip(COUNTER_NAMES, counters.tolist()))

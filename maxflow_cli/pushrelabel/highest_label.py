@@ -17,7 +17,7 @@ import numpy as np
 from maxflow_cli.pushrelabel.parallel_relabel import parallel_gap_relabel
 from maxflow_cli.pushrelabel.relabel import lift_bucket, saturate_source_arcs
 from maxflow_cli.residual import ResidualGraph
-from maxflow_cli.result import SolveResult
+from maxflow_cli.result import SolveResult, timed
 
 # Slots of the counters array shared with the hybrids.
 PUSHES, RELABELS, GLOBAL_UPDATES, GAPS, GAP_VERTICES, WORK = range(6)
@@ -455,16 +455,21 @@ def timed_stage_two(graph: ResidualGraph, res: np.ndarray, excess: np.ndarray,
     times["stage2"] = time.perf_counter() - started
 
 
-def solve_by_preflow(name: str, preflow, graph: ResidualGraph, options) -> SolveResult:
-    """A solver whose stage 1 is ``preflow(graph, res, params, stop)`` -> (excess, counters):
-    a maximum preflow in fresh residuals, timed; then hi_pr's stage 2 when a flow is asked for
-    (unless options.stop was set: the answer is then dropped)."""
-    res = graph.initial_residuals()
-    started = time.perf_counter()
-    excess, counters = preflow(graph, res, options.params, options.stop)
-    times = {"stage1": time.perf_counter() - started}
+def answer_from_preflow(name: str, graph: ResidualGraph, res: np.ndarray, excess: np.ndarray,
+                        counters: dict, times: dict, options) -> SolveResult:
+    """The answer of a maximum preflow `res` of `graph` (the flow value at the sink's excess),
+    hi_pr's stage 2 run first when a flow is asked for (unless options.stop was set: the
+    answer is then dropped)."""
     flow_value = int(excess[graph.sink])
     if options.want_flow and not (options.stop is not None and options.stop[0]):
         timed_stage_two(graph, res, excess, times)
     return SolveResult(name, flow_value, res, options.want_flow, times, counters)
 
+
+def solve_by_preflow(name: str, preflow, graph: ResidualGraph, options) -> SolveResult:
+    """A solver whose stage 1 is ``preflow(graph, res, params, stop)`` -> (excess, counters):
+    a maximum preflow in fresh residuals, timed; then answer_from_preflow."""
+    res = graph.initial_residuals()
+    times = {}
+    excess, counters = timed(times, "stage1", preflow, graph, res, options.params, options.stop)
+    return answer_from_preflow(name, graph, res, excess, counters, times, options)

@@ -1,15 +1,13 @@
 """`eibfs`: Goldberg, Hed, Kaplan, Kohli, Tarjan & Werneck's EIBFS (ESA 2015), and with
 `--variant ibfs` their IBFS (ESA 2011); the core is maxflow_cli.ibfs.eibfs."""
 
-import time
-
 import numpy as np
 
-from maxflow_cli.ibfs.eibfs import COUNTER_NAMES, eibfs_max_preflow
-from maxflow_cli.pushrelabel.highest_label import timed_stage_two
+from maxflow_cli.ibfs.eibfs import COUNTER_NAMES, eibfs_search, eibfs_settle, eibfs_setup
+from maxflow_cli.pushrelabel.highest_label import answer_from_preflow
 from maxflow_cli.registry import Parameter, SolveOptions, register_compiled
 from maxflow_cli.residual import ResidualGraph
-from maxflow_cli.result import SolveResult
+from maxflow_cli.result import SolveResult, timed
 
 VARIANT = Parameter("variant", str, "eibfs",
                     "'eibfs' augments by the bridge's capacity, imbalances left in the trees "
@@ -18,19 +16,23 @@ VARIANT = Parameter("variant", str, "eibfs",
 
 
 def solve_eibfs(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
-    """Stage 1: the search, left as a maximum preflow; stage 2 (hi_pr's) when a flow is
-    asked for."""
+    """Stage 1, the search as the authors' code times it (its set-up and the settling of
+    its end into a maximum preflow timed apart); stage 2 (hi_pr's) when a flow is asked
+    for."""
+    arrays = (graph.first, graph.head, graph.rev, graph.cap)
     res = graph.initial_residuals()
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
-    started = time.perf_counter()
-    excess, flow_value = eibfs_max_preflow(
-        graph.first, graph.head, graph.rev, graph.cap, res, graph.source, graph.sink,
-        graph.arc_of_input, options.params["variant"] == "eibfs", counters)
-    times = {"stage1": time.perf_counter() - started}
-    if options.want_flow:
-        timed_stage_two(graph, res, excess, times)
-    return SolveResult("eibfs", int(flow_value), res, options.want_flow, times,
-                       dict(zip(COUNTER_NAMES, counters.tolist())))
+    times = {}
+    state = timed(times, "setup", eibfs_setup, *arrays, res, graph.source, graph.sink,
+                  graph.arc_of_input)
+    search, (sink_capacity, outer) = state[:12], state[12:]
+    timed(times, "stage1", eibfs_search, *search, counters,
+          options.params["variant"] == "eibfs")
+    excess, inner_res = search[7], search[3]
+    excess[graph.sink] = timed(times, "settle", eibfs_settle, *arrays, res, inner_res, outer,
+                               excess, sink_capacity, graph.source, graph.sink, counters)
+    return answer_from_preflow("eibfs", graph, res, excess,
+                               dict(zip(COUNTER_NAMES, counters.tolist())), times, options)
 
 
 register_compiled(

@@ -2,17 +2,20 @@
 maxflow_cli.pseudoflow.hpf."""
 
 from maxflow_cli.pseudoflow.hpf import hpf_preflow
-from maxflow_cli.pushrelabel.highest_label import solve_by_preflow
+from maxflow_cli.pushrelabel.highest_label import answer_from_preflow
 from maxflow_cli.registry import SolveOptions, register_compiled
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 
 
 def solve_hpf(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
-    """Phase 1 (the minimum cut and the flow value), then the flow recovered when one is
-    asked for: hi_pr's stage 2 returns the strong vertices' excesses to the source."""
-    return solve_by_preflow("hpf", lambda graph, res, params, stop: hpf_preflow(graph, res, stop),
-                            graph, options)
+    """Phase 1 (the minimum cut and the flow value; stage 1 as pseudo-max times it, its
+    set-up and the settling of the deficits timed apart), then the flow recovered when one
+    is asked for: hi_pr's stage 2 returns the strong vertices' excesses to the source."""
+    res = graph.initial_residuals()
+    times = {}
+    excess, counters = hpf_preflow(graph, res, options.stop, times)
+    return answer_from_preflow("hpf", graph, res, excess, counters, times, options)
 
 
 register_compiled(
