@@ -21,7 +21,7 @@ from maxflow_cli.limits import INT32_MAX
 def residual_type(graph) -> type:
     """int32 where no residual can pass 2^31 - 1 (an arc's residual is at most its capacity
     plus its reverse arc's: twice the largest capacity bounds it), else int64."""
-    return np.int32 if 2 * int(graph.cap.max(initial=0)) <= INT32_MAX else np.int64
+    return np.int32 if 2 * int(graph.caps.max(initial=0)) <= INT32_MAX else np.int64
 
 
 def sync_layout(graph, res_type) -> Layout:
