@@ -4,7 +4,7 @@ Forward-star arrays, structure of arrays, the same buffers for Numba and PyCUDA:
 of vertex u are ``first[u] .. first[u+1]-1``; arc a goes to ``head[a]``, its paired reverse
 arc is ``rev[a]``. Every input arc i gives the pair u->v (capacity c) and v->u (capacity 0);
 ``arc_of_input[i]`` is the forward one. Capacities are held per input arc: ``caps[i]`` is the
-network's own array, and ``cap[a]``, residual arc a's
+network's own array (int32 where a generator narrowed it), and ``cap[a]``, residual arc a's
 (0 at a reverse arc), is scattered from it only for the solvers that read it. Within a
 vertex, arcs lie in one of two orders (ORDERS), a build option: where hi_pr's parser puts
 them (_place; hipr's operation counts equal hi_pr's only with it), or in input order (a
@@ -26,7 +26,7 @@ from maxflow_cli import memory
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.limits import INT64_MAX, MAX_ARCS, MAX_CAPACITY
 from maxflow_cli.memory import residual_bytes
-from maxflow_cli.network import Network
+from maxflow_cli.network import Network, capacity_type
 
 HIPR_ORDER, INPUT_ORDER = "hipr", "input"
 ORDERS = (HIPR_ORDER, INPUT_ORDER)
@@ -47,7 +47,7 @@ class ResidualGraph:
     first: np.ndarray  # int32[n+1]
     head: np.ndarray  # int32[2m]
     rev: np.ndarray  # int32[2m]
-    caps: np.ndarray  # int64[m], per input arc: the network's
+    caps: np.ndarray  # int64[m] or int32[m], per input arc: the network's
     arc_of_input: np.ndarray  # int32[m]
 
     @property
@@ -332,7 +332,7 @@ def build_residual(network: Network, order: str = HIPR_ORDER) -> ResidualGraph:
     `order` (ORDERS), after checking the network (_checked)."""
     tails = np.ascontiguousarray(network.tails, dtype=np.int32)
     heads = np.ascontiguousarray(network.heads, dtype=np.int32)
-    caps = np.ascontiguousarray(network.caps, dtype=np.int64)
+    caps = np.ascontiguousarray(network.caps, dtype=capacity_type(network.caps))
     _checked(network, tails, heads, caps)
     build = _build_hipr if order == HIPR_ORDER else _build_by_blocks
     first, head, rev, arc_of_input = build(network.n, tails, heads)

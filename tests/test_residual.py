@@ -1,6 +1,8 @@
 """The shared residual graph: structure, input-arc mapping, the capacities it shares with the
 network, the build's memory, and refusal of overflow."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -69,6 +71,17 @@ def test_the_graph_holds_the_network_capacities_and_scatters_cap_when_read():
     assert graph.cap is graph.cap
     narrow = graph.initial_residuals(np.int32)
     assert narrow.dtype == np.int32 and narrow.tolist() == [5, 0, 4, 0]
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_int32_capacities_give_the_same_graph(order):
+    network = generators.make("genrmf", a=3, b=4, c1=1, c2=100, seed=1)
+    assert network.caps.dtype == np.int32
+    wide = build_residual(replace(network, caps=network.caps.astype(np.int64)), order)
+    narrow = build_residual(network, order)
+    assert narrow.caps.dtype == np.int32
+    for name in ("first", "head", "rev", "arc_of_input", "cap"):
+        assert np.array_equal(getattr(narrow, name), getattr(wide, name))
 
 
 def test_the_input_order_build_adds_20_bytes_an_arc_and_4_a_vertex():
