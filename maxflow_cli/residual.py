@@ -11,8 +11,8 @@ them (_place; hipr's operation counts equal hi_pr's only with it), or in input o
 stable sort by tail, every step in parallel: _by_blocks).
 The graph holds no copy of the network it was built from: ``network`` gathers the ends back,
 in input order, when asked, so that the tail and head arrays can be freed once it is built.
-Solver state lives outside: residuals ``res`` (int64[2m]), ``excess`` (int64[n]) and
-``label`` (int32[n]).
+Solver state lives outside: residuals ``res`` (int64[2m]; gpu-sync's int32 where every
+residual fits), ``excess`` (int64[n]) and ``label`` (int32[n]).
 """
 
 from dataclasses import dataclass
