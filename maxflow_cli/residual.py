@@ -57,8 +57,8 @@ class ResidualGraph:
 
     @property
     def network(self) -> Network:
-        """The network the graph was built from, arcs in input order, gathered anew (16 bytes
-        an arc) at each call."""
+        """The network the graph was built from, arcs in input order: its ends gathered anew (8
+        bytes an arc) at each call, its capacities the graph's."""
         tails, heads = _input_ends(self.head, self.rev, self.arc_of_input)
         return Network(self.n, self.source, self.sink, tails, heads, self.caps)
 
