@@ -13,12 +13,12 @@ Vision grids are ``grid-c<connectivity>-<W>x<H>[x<D>]``, small, medium and large
 (generators/grid.py, PRESET_SHAPES).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.generators import acyclic_dense, genrmf, grid, washington, washington_rlg
 from maxflow_cli.generators.family import Family, Flag, Parameter
-from maxflow_cli.network import Network
+from maxflow_cli.network import Network, narrowed
 
 FAMILIES: dict[str, Family] = {
     family.name: family
@@ -154,9 +154,11 @@ def preset(name: str) -> Preset:
 
 
 def make(family_name: str, **params) -> Network:
-    """Generate in memory: ``make("genrmf", a=8, b=64, c1=1, c2=10000, seed=3)``."""
+    """Generate in memory, the capacities int32 where they fit (narrowed): ``make("genrmf",
+    a=8, b=64, c1=1, c2=10000, seed=3)``."""
     chosen = family(family_name)
-    return chosen.make(**chosen.complete(params))
+    network = chosen.make(**chosen.complete(params))
+    return replace(network, caps=narrowed(network.caps))
 
 
 __all__ = [

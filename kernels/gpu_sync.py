@@ -15,13 +15,13 @@ from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.declarations import GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS, Kernel
 from maxflow_cli.kernels.devices import Layout, open_device
-from maxflow_cli.limits import INT32_MAX
+from maxflow_cli.limits import int_type
 
 
 def residual_type(graph) -> type:
     """int32 where no residual can pass 2^31 - 1 (an arc's residual is at most its capacity
     plus its reverse arc's: twice the largest capacity bounds it), else int64."""
-    return np.int32 if 2 * int(graph.cap.max(initial=0)) <= INT32_MAX else np.int64
+    return int_type(2 * int(graph.caps.max(initial=0)))
 
 
 def sync_layout(graph, res_type) -> Layout:

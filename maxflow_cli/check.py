@@ -106,7 +106,7 @@ def check_answer(graph: ResidualGraph, result: SolveResult) -> Certificate:
     if not source_side[graph.source]:
         problems.append("the source still reaches the sink in the residual graph: the preflow "
                         "is not maximum")
-    high, low = _cut_sums(graph.head, graph.rev, graph.cap, graph.arc_of_input, source_side)
+    high, low = _cut_sums(graph.head, graph.rev, graph.caps, graph.arc_of_input, source_side)
     cut_capacity = (int(high) << 31) + int(low)
     if cut_capacity != result.flow_value:
         problems.append(f"the cut's capacity {cut_capacity} differs from the flow value "
@@ -119,7 +119,7 @@ def _preflow_problems(graph: ResidualGraph, result: SolveResult) -> list[str]:
     sink excess other than the flow value. The excesses are freed on return, before the
     search allocates its arrays."""
     problems = []
-    broken, unpaired, excess = _arc_checks(graph.head, graph.rev, graph.cap,
+    broken, unpaired, excess = _arc_checks(graph.head, graph.rev, graph.caps,
                                            graph.arc_of_input, result.res, graph.n)
     if broken:
         problems.append(f"{broken} arcs break 0 <= flow <= capacity")
@@ -149,7 +149,7 @@ def _vertex_checks(excess, source, sink):
 
 
 @numba.njit(cache=True, parallel=True)
-def _arc_checks(head, rev, cap, arc_of_input, res, n):
+def _arc_checks(head, rev, caps, arc_of_input, res, n):
     """One pass over the input arcs, read from their forward arcs and the paired ones, with no
     array of the arcs' size: how many break 0 <= flow <= capacity, how many pairs' residuals do
     not add up to the capacity, and each vertex's excess (inflow - outflow; self-loops carry
@@ -159,9 +159,9 @@ def _arc_checks(head, rev, cap, arc_of_input, res, n):
     for i in prange(arc_of_input.shape[0]):
         forward = arc_of_input[i]
         backward = rev[forward]
-        flow = cap[forward] - res[forward]
+        flow = np.int64(caps[i]) - res[forward]
         broken += res[forward] < 0 or flow < 0
-        unpaired += res[forward] + res[backward] != cap[forward]
+        unpaired += np.int64(res[forward]) + res[backward] != caps[i]
         tail, to = head[backward], head[forward]
         if tail != to:
             atomic_add(excess, to, flow)
@@ -170,13 +170,13 @@ def _arc_checks(head, rev, cap, arc_of_input, res, n):
 
 
 @numba.njit(cache=True, parallel=True)
-def _cut_sums(head, rev, cap, arc_of_input, source_side):
+def _cut_sums(head, rev, caps, arc_of_input, source_side):
     """The capacities of the input arcs from S to V \\ S, summed exactly in two int64 halves
     (bits 31 and up, bits 0-30): capacities are at most 2^62 and at most 2^30 arcs."""
     high = low = 0
     for i in prange(arc_of_input.shape[0]):
         forward = arc_of_input[i]
         if source_side[head[rev[forward]]] and not source_side[head[forward]]:
-            high += cap[forward] >> 31
-            low += cap[forward] & (2**31 - 1)
+            high += np.int64(caps[i]) >> 31
+            low += np.int64(caps[i]) & (2**31 - 1)
     return high, low

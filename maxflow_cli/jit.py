@@ -6,10 +6,14 @@ import contextlib
 import sys
 import threading
 import time
+from dataclasses import replace
 from typing import Iterator
+
+import numpy as np
 
 from maxflow_cli.check import check_answer
 from maxflow_cli.dimacs.reader import parse_network
+from maxflow_cli.network import narrowed
 from maxflow_cli.residual import ORDERS, build_residual
 from maxflow_cli.result import SolveResult
 
@@ -21,13 +25,17 @@ cache takes well under this, compiling a solver 10-25 s on a 2-core machine."""
 
 
 def compile_shared() -> float:
-    """Run the reader, the builder (in each arc order) and the certificate on a tiny network;
-    return seconds."""
+    """Run the reader, the builder (in each arc order) and the certificate on a tiny network,
+    with capacities as read (int64) and as generated (int32), and residuals as every solver
+    gives them (int64) and as gpu-sync does (int32); return seconds."""
     started = time.perf_counter()
     network, _ = parse_network(_TINY)
     for order in ORDERS:
-        graph = build_residual(network, order)
-    check_answer(graph, SolveResult("none", 0, graph.initial_residuals(), False))
+        build_residual(network, order)
+    for caps in (network.caps, narrowed(network.caps)):
+        graph = build_residual(replace(network, caps=caps))
+        for res_type in (np.int64, np.int32):
+            check_answer(graph, SolveResult("none", 0, graph.initial_residuals(res_type), False))
     return time.perf_counter() - started
 
 

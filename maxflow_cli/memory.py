@@ -15,11 +15,11 @@ NETWORK_BYTES_PER_ARC = 16
 
 def residual_bytes(n: int, m: int) -> int:
     """The least memory building a residual graph of the network and solving on it adds to the
-    network's own: the graph's forward-star arrays (first, head, rev, cap, arc_of_input:
-    36 m + 4 n), then either the builder's transient placement arrays (8 m + 8 n) or the
-    preflow state every solver keeps (residuals, excesses, labels: 16 m + 12 n), the larger.
-    Solvers add their own."""
-    return 52 * m + 16 * n
+    network's own: the graph's forward-star arrays (first, head, rev, arc_of_input: 20 m +
+    4 n; the capacities are the network's), then either the builder's transient placement
+    arrays (8 m + 8 n) or the preflow state every solver keeps (residuals, excesses, labels:
+    16 m + 12 n), the larger. Solvers add their own."""
+    return 36 * m + 16 * n
 
 
 def available() -> int | None:

@@ -4,6 +4,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from maxflow_cli.limits import int_type
+
 
 @dataclass(frozen=True)
 class Network:
@@ -11,6 +13,7 @@ class Network:
 
     Arc i goes from ``tails[i]`` to ``heads[i]`` with capacity ``caps[i]``, in input order;
     parallel arcs, anti-parallel arcs, self-loops and zero capacities are kept as given.
+    Capacities are int64, or int32 where a generator narrowed them (narrowed).
     """
 
     n: int
@@ -18,7 +21,7 @@ class Network:
     sink: int
     tails: np.ndarray  # int32[m]
     heads: np.ndarray  # int32[m]
-    caps: np.ndarray  # int64[m]
+    caps: np.ndarray  # int64[m] or int32[m]
 
     @property
     def m(self) -> int:
@@ -36,3 +39,18 @@ class Network:
             heads=np.ascontiguousarray(table[:, 1], dtype=np.int32),
             caps=np.ascontiguousarray(table[:, 2], dtype=np.int64),
         )
+
+
+def narrowed(caps: np.ndarray) -> np.ndarray:
+    """The capacities as int32 where every one fits (int_type), else as they are: the residual
+    graph holds the network's capacities, 4 bytes an arc instead of 8."""
+    if caps.dtype == np.int32 or caps.min(initial=0) < 0 or \
+            int_type(int(caps.max(initial=0))) is not np.int32:
+        return caps
+    return caps.astype(np.int32)
+
+
+def capacity_type(caps: np.ndarray) -> type:
+    """How the residual graph holds these capacities: int32 where they are int32 already,
+    else int64."""
+    return np.int32 if caps.dtype == np.int32 else np.int64

@@ -2,18 +2,21 @@
 
 Forward-star arrays, structure of arrays, the same buffers for Numba and PyCUDA: the out-arcs
 of vertex u are ``first[u] .. first[u+1]-1``; arc a goes to ``head[a]``, its paired reverse
-arc is ``rev[a]``, ``cap[a]`` is its original capacity (0 for the reverse arc of an input
-arc). Every input arc i gives the pair u->v (cap c) and v->u (cap 0); ``arc_of_input[i]`` is
-the forward one. Within a vertex, arcs lie in one of two orders (ORDERS), a build option:
-where hi_pr's parser puts them (_place; hipr's operation counts equal hi_pr's only with it),
-or in input order (a stable sort by tail, every step in parallel: _by_blocks).
-The graph holds no copy of the network it was built from: ``network`` gathers it back, in
-input order, when asked, so that the input arrays can be freed once the graph is built.
-Solver state lives outside: residuals ``res`` (int64[2m]), ``excess`` (int64[n]) and
-``label`` (int32[n]).
+arc is ``rev[a]``. Every input arc i gives the pair u->v (capacity c) and v->u (capacity 0);
+``arc_of_input[i]`` is the forward one. Capacities are held per input arc: ``caps[i]`` is the
+network's own array (int32 where a generator narrowed it), and ``cap[a]``, residual arc a's
+(0 at a reverse arc), is scattered from it only for the solvers that read it. Within a
+vertex, arcs lie in one of two orders (ORDERS), a build option: where hi_pr's parser puts
+them (_place; hipr's operation counts equal hi_pr's only with it), or in input order (a
+stable sort by tail, every step in parallel: _by_blocks).
+The graph holds no copy of the network it was built from: ``network`` gathers the ends back,
+in input order, when asked, so that the tail and head arrays can be freed once it is built.
+Solver state lives outside: residuals ``res`` (int64[2m]; gpu-sync's int32 where every
+residual fits), ``excess`` (int64[n]) and ``label`` (int32[n]).
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numba
 import numpy as np
@@ -23,7 +26,7 @@ from maxflow_cli import memory
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.limits import INT64_MAX, MAX_ARCS, MAX_CAPACITY
 from maxflow_cli.memory import residual_bytes
-from maxflow_cli.network import Network
+from maxflow_cli.network import Network, capacity_type
 
 HIPR_ORDER, INPUT_ORDER = "hipr", "input"
 ORDERS = (HIPR_ORDER, INPUT_ORDER)
@@ -44,7 +47,7 @@ class ResidualGraph:
     first: np.ndarray  # int32[n+1]
     head: np.ndarray  # int32[2m]
     rev: np.ndarray  # int32[2m]
-    cap: np.ndarray  # int64[2m]
+    caps: np.ndarray  # int64[m] or int32[m], per input arc: the network's
     arc_of_input: np.ndarray  # int32[m]
 
     @property
@@ -54,18 +57,36 @@ class ResidualGraph:
 
     @property
     def network(self) -> Network:
-        """The network the graph was built from, arcs in input order, gathered anew (16 bytes
-        an arc) at each call."""
-        tails, heads, caps = _input_arcs(self.head, self.rev, self.cap, self.arc_of_input)
-        return Network(self.n, self.source, self.sink, tails, heads, caps)
+        """The network the graph was built from, arcs in input order: its ends gathered anew (8
+        bytes an arc) at each call, its capacities the graph's."""
+        tails, heads = _input_ends(self.head, self.rev, self.arc_of_input)
+        return Network(self.n, self.source, self.sink, tails, heads, self.caps)
 
-    def initial_residuals(self) -> np.ndarray:
-        return self.cap.copy()
+    @cached_property
+    def cap(self) -> np.ndarray:
+        """Each residual arc's original capacity (int64[2m], 0 at reverse arcs), scattered from
+        caps at first use: only the solvers that read it hold it."""
+        return self.initial_residuals()
+
+    def initial_residuals(self, res_type=np.int64) -> np.ndarray:
+        """A new array of the capacities per residual arc, as `res_type`s."""
+        res = np.empty(self.head.shape[0], res_type)
+        scatter_capacities(self.caps, self.arc_of_input, res)
+        return res
 
     def flows(self, res: np.ndarray) -> np.ndarray:
         """Flow on each input arc, in input order, from the residuals."""
-        arcs = self.arc_of_input
-        return self.cap[arcs] - res[arcs]
+        return self.caps - res[self.arc_of_input]
+
+
+@numba.njit(cache=True, parallel=True)
+def scatter_capacities(caps, arc_of_input, res):
+    """res[a]: the capacity of residual arc a (input arc i's at its forward arc, 0 at the
+    reverse arcs)."""
+    for a in prange(res.shape[0]):
+        res[a] = 0
+    for i in prange(caps.shape[0]):
+        res[arc_of_input[i]] = caps[i]
 
 
 @numba.njit(cache=True)
@@ -128,16 +149,16 @@ def _place(first, where):
 
 
 @numba.njit(cache=True, parallel=True)
-def _pair(where, tails, heads, caps, head, rev, cap, arc_of_input):
+def _pair(where, tails, heads, head, rev, arc_of_input):
     """Fill the arrays from each input arc's two positions, all input arcs in parallel."""
     for i in prange(tails.shape[0]):
         forward, backward = where[2 * i], where[2 * i + 1]
-        head[forward], cap[forward], rev[forward] = heads[i], caps[i], backward
-        head[backward], cap[backward], rev[backward] = tails[i], 0, forward
+        head[forward], rev[forward] = heads[i], backward
+        head[backward], rev[backward] = tails[i], forward
         arc_of_input[i] = forward
 
 
-def _build_hipr(n, tails, heads, caps):
+def _build_hipr(n, tails, heads):
     """Forward-star arrays with each vertex's arcs where hi_pr's parse() puts them (_place):
     a counting sort by tail whose offsets come from the degrees, then the reverse-arc
     pairing in parallel."""
@@ -146,11 +167,10 @@ def _build_hipr(n, tails, heads, caps):
     where = np.empty(2 * m + 1, np.int32)
     _slot_tails(tails, heads, where)
     _place(first, where)
-    head, rev, cap = np.empty(2 * m, np.int32), np.empty(2 * m, np.int32), \
-        np.empty(2 * m, np.int64)
+    head, rev = np.empty(2 * m, np.int32), np.empty(2 * m, np.int32)
     arc_of_input = np.empty(m, np.int32)
-    _pair(where, tails, heads, caps, head, rev, cap, arc_of_input)
-    return first, head, rev, cap, arc_of_input
+    _pair(where, tails, heads, head, rev, arc_of_input)
+    return first, head, rev, arc_of_input
 
 
 @numba.njit(cache=True, inline="always")
@@ -187,9 +207,9 @@ def _scatter(tails, heads, shift, offsets, into):
 
 
 @numba.njit(cache=True, parallel=True)
-def _place_blocks(starts, shift, tails, heads, caps, first, head, rev, cap, arc_of_input):
+def _place_blocks(starts, shift, tails, heads, first, head, rev, arc_of_input):
     """Each block on one thread, the blocks in parallel: a counting sort by tail of the slots
-    that rev[starts[b]:starts[b+1]] holds (slot order kept), giving first, head, cap and
+    that rev[starts[b]:starts[b+1]] holds (slot order kept), giving first, head and
     arc_of_input; rev[p] is left -1 at a forward arc and -2 - i at input arc i's reverse one,
     for _pair_reverse. A block's slots take the same positions as its share of rev did."""
     n = first.shape[0] - 1
@@ -210,9 +230,9 @@ def _place_blocks(starts, shift, tails, heads, caps, first, head, rev, cap, arc_
             p = at[u]
             at[u] += 1
             if k & 1 == 0:
-                head[p], cap[p], rev[p], arc_of_input[i] = heads[i], caps[i], -1, p
+                head[p], rev[p], arc_of_input[i] = heads[i], -1, p
             else:
-                head[p], cap[p], rev[p] = tails[i], 0, -2 - i
+                head[p], rev[p] = tails[i], -2 - i
 
 
 @numba.njit(cache=True, parallel=True)
@@ -227,7 +247,7 @@ def _pair_reverse(rev, arc_of_input):
             rev[forward] = p
 
 
-def _build_by_blocks(n, tails, heads, caps):
+def _build_by_blocks(n, tails, heads):
     """Forward-star arrays with each vertex's arcs in input order, every pass in parallel: a
     stable radix sort of the slots by tail, by block of vertices (counts per chunk and
     block, then a scatter into rev, which holds the sorted slots until _place_blocks
@@ -239,27 +259,25 @@ def _build_by_blocks(n, tails, heads, caps):
     counts = _block_counts(tails, heads, shift, chunks, blocks)
     offsets = np.zeros(chunks * blocks + 1, np.int64)  # block-major: block b, then chunk c
     offsets[1:] = np.cumsum(counts.T)
-    head, rev, cap = np.empty(2 * m, np.int32), np.empty(2 * m, np.int32), \
-        np.empty(2 * m, np.int64)
+    head, rev = np.empty(2 * m, np.int32), np.empty(2 * m, np.int32)
     _scatter(tails, heads, shift, offsets[:-1].reshape(blocks, chunks).T.copy(), rev)
     first = np.empty(n + 1, np.int32)
     first[n] = 2 * m
     arc_of_input = np.empty(m, np.int32)
-    _place_blocks(offsets[::chunks], shift, tails, heads, caps, first, head, rev, cap,
-                  arc_of_input)
+    _place_blocks(offsets[::chunks], shift, tails, heads, first, head, rev, arc_of_input)
     _pair_reverse(rev, arc_of_input)
-    return first, head, rev, cap, arc_of_input
+    return first, head, rev, arc_of_input
 
 
 @numba.njit(cache=True, parallel=True)
-def _input_arcs(head, rev, cap, arc_of_input):
-    """Each input arc's tail, head and capacity, from its forward arc and the paired one."""
+def _input_ends(head, rev, arc_of_input):
+    """Each input arc's tail and head, from its forward arc and the paired one."""
     m = arc_of_input.shape[0]
-    tails, heads, caps = np.empty(m, np.int32), np.empty(m, np.int32), np.empty(m, np.int64)
+    tails, heads = np.empty(m, np.int32), np.empty(m, np.int32)
     for i in prange(m):
         forward = arc_of_input[i]
-        tails[i], heads[i], caps[i] = head[rev[forward]], head[forward], cap[forward]
-    return tails, heads, caps
+        tails[i], heads[i] = head[rev[forward]], head[forward]
+    return tails, heads
 
 
 @numba.njit(cache=True, parallel=True)
@@ -314,9 +332,9 @@ def build_residual(network: Network, order: str = HIPR_ORDER) -> ResidualGraph:
     `order` (ORDERS), after checking the network (_checked)."""
     tails = np.ascontiguousarray(network.tails, dtype=np.int32)
     heads = np.ascontiguousarray(network.heads, dtype=np.int32)
-    caps = np.ascontiguousarray(network.caps, dtype=np.int64)
+    caps = np.ascontiguousarray(network.caps, dtype=capacity_type(network.caps))
     _checked(network, tails, heads, caps)
     build = _build_hipr if order == HIPR_ORDER else _build_by_blocks
-    first, head, rev, cap, arc_of_input = build(network.n, tails, heads, caps)
-    return ResidualGraph(network.n, network.source, network.sink, first, head, rev, cap,
+    first, head, rev, arc_of_input = build(network.n, tails, heads)
+    return ResidualGraph(network.n, network.source, network.sink, first, head, rev, caps,
                          arc_of_input)

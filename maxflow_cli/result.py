@@ -11,15 +11,16 @@ class SolveResult:
     """The outcome of one solve.
 
     ``res`` holds the final residual capacities: a maximum preflow after stage 1, a maximum
-    flow when ``is_flow`` (stage 2 ran). ``times`` are seconds per phase (``stage1``,
-    ``stage2`` and solver-specific ones such as ``global_relabel``, ``kernels``, ``transfer``;
-    where stage 1 is timed as the authors' code times it, ``setup`` before it builds the
-    solver's own structures from the residual graph and ``settle`` after it turns the end of
-    the search into a maximum preflow of the residual graph);
-    ``counters`` count operations (pushes, relabels, global updates, gaps, launches, ...).
-    ``trace`` lists one record per round for the solvers that work in rounds. Where solvers
-    race (gpu-sync's rivals, auto), ``winner`` names the one whose answer this is and
-    ``why`` says what ran and why.
+    flow when ``is_flow`` (stage 2 ran); int64, or gpu-sync's int32 where every residual
+    fits and no flow is asked for (the host then holds 4 bytes a residual arc, not 8).
+    ``times`` are seconds per phase (``stage1``, ``stage2`` and solver-specific ones such as
+    ``global_relabel``, ``kernels``, ``transfer``; where stage 1 is timed as the authors' code
+    times it, ``setup`` before it builds the solver's own structures from the residual graph
+    and ``settle`` after it turns the end of the search into a maximum preflow of the
+    residual graph); ``counters`` count operations (pushes, relabels, global updates, gaps,
+    launches, ...). ``trace`` lists one record per round for the solvers that work in
+    rounds. Where solvers race (gpu-sync's rivals, auto), ``winner`` names the one whose
+    answer this is and ``why`` says what ran and why.
     """
 
     solver: str

@@ -2,6 +2,7 @@
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from maxflow_cli.check import check_answer
@@ -77,6 +78,18 @@ def test_rejects_a_deficit_that_inflates_the_flow_value():
     assert any("send out more than they receive" in p for p in certificate.problems)
     assert any("cut's capacity 9 differs from the flow value 10" in p
                for p in certificate.problems)
+
+
+def test_reads_32_bit_capacities_and_residuals_as_gpu_sync_leaves_them():
+    graph, result = solved(want_flow=False)
+    narrow = dataclasses.replace(graph, caps=graph.caps.astype(np.int32))
+    res = result.res.astype(np.int32)
+    certificate = check_answer(narrow, dataclasses.replace(result, res=res))
+    assert certificate.ok and certificate.cut_capacity == 9
+    res[narrow.arc_of_input[1]] = 2**31 - 1  # 5 - (2^31 - 1): a flow below 0, in 64 bits
+    problems = check_answer(narrow, dataclasses.replace(result, res=res)).problems
+    assert "1 arcs break 0 <= flow <= capacity" in problems
+    assert "residual capacities of a pair of arcs do not add up to the capacity" in problems
 
 
 def test_counts_broken_arcs_and_sums_a_cut_past_int64_exactly():

@@ -161,6 +161,18 @@ def test_the_engine_alone_or_raced_answers_the_maximum_flow(kind, rivals):
             f"{engine if result.winner == 'gpu-sync' else result.winner} answered before ")
 
 
+@pytest.mark.parametrize("want_flow", [False, True])
+def test_the_host_keeps_32_bit_residuals_unless_stage_two_takes_them(want_flow):
+    graph = build_residual(generators.make("washington-rlg", rows=8, levels=16, cap=100, seed=2))
+    spec = get_solver("gpu-sync")
+    options = spec.resolve(SolveOptions(want_flow=want_flow, device="cpu",
+                                        params={"rivals": "none"}))
+    result = spec.solve(graph, options)
+    assert result.res.dtype == (np.int64 if want_flow else np.int32)
+    assert check_answer(graph, result).ok
+    assert want_flow or "cap" not in vars(graph)  # only stage 2 reads a capacity per arc
+
+
 @pytest.mark.parametrize("size", [0, 1, 2, 3, 5, 64, 1001])
 def test_32_bit_residuals_are_widened_in_place(size):
     """What the engine downloads into the first half of an int64 array's bytes, as int64s."""

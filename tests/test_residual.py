@@ -1,10 +1,14 @@
-"""The shared residual graph: structure, input-arc mapping, and refusal of overflow."""
+"""The shared residual graph: structure, input-arc mapping, the capacities it shares with the
+network, the build's memory, and refusal of overflow."""
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from maxflow_cli import generators, memory
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.network import Network
 from maxflow_cli.residual import INPUT_ORDER, ORDERS, build_residual
@@ -56,6 +60,44 @@ def test_flows_are_read_per_input_arc():
     res = graph.initial_residuals()
     res[graph.arc_of_input[1]] -= 3
     assert graph.flows(res).tolist() == [0, 3, 0]
+
+
+def test_the_graph_holds_the_network_capacities_and_scatters_cap_when_read():
+    network = Network.from_arcs(3, 0, 2, [(0, 1, 5), (1, 2, 4)])
+    graph = build_residual(network, INPUT_ORDER)
+    assert graph.caps is network.caps
+    assert "cap" not in vars(graph)  # nothing per residual arc until a solver reads it
+    assert graph.cap.tolist() == graph.initial_residuals().tolist() == [5, 0, 4, 0]
+    assert graph.cap is graph.cap
+    narrow = graph.initial_residuals(np.int32)
+    assert narrow.dtype == np.int32 and narrow.tolist() == [5, 0, 4, 0]
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_int32_capacities_give_the_same_graph(order):
+    network = generators.make("genrmf", a=3, b=4, c1=1, c2=100, seed=1)
+    assert network.caps.dtype == np.int32
+    wide = build_residual(replace(network, caps=network.caps.astype(np.int64)), order)
+    narrow = build_residual(network, order)
+    assert narrow.caps.dtype == np.int32
+    for name in ("first", "head", "rev", "arc_of_input", "cap"):
+        assert np.array_equal(getattr(narrow, name), getattr(wide, name))
+
+
+def test_the_input_order_build_adds_20_bytes_an_arc_and_4_a_vertex():
+    """head, rev (int32 per residual arc), arc_of_input and first; not a capacity per residual
+    arc (16 bytes an input arc more): the graph holds the network's capacities. head and rev
+    (50 MB each) are fresh pages whatever the process freed before (glibc maps any block over
+    32 MB anew); arc_of_input and first may reuse resident ones."""
+    network = generators.make("washington-rlg", rows=4, levels=3, cap=100, seed=1)
+    build_residual(network, INPUT_ORDER)  # compiled for int32 capacities before it is measured
+    network = generators.make("washington-rlg", rows=4096, levels=512, cap=100, seed=1)
+    if not memory.reset_peak_rss():
+        pytest.skip("the peak resident set cannot be reset here")
+    before = memory.peak_rss()
+    graph = build_residual(network, INPUT_ORDER)
+    added = memory.peak_rss() - before
+    assert 16 * graph.m <= added <= 20 * graph.m + 4 * graph.n + 16 * 2**20
 
 
 def test_refuses_source_capacity_sums_that_overflow_int64():

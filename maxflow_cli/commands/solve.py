@@ -79,7 +79,7 @@ def _built(spec, network, name: str, times: dict):
 def _write_outputs(graph, result, certificate, flow_file, trace_file, cut_file) -> None:
     """--flow, --trace and --cut, each written atomically where asked."""
     if flow_file is not None:
-        network = graph.network  # gathered (16 bytes an arc) only where written
+        network = graph.network  # its ends gathered (8 bytes an arc) only where written
         with atomic_output(flow_file) as stream:
             stream.write(f"s {result.flow_value}\n".encode())
             write_rows(stream, b"f", [network.tails, network.heads, graph.flows(result.res)],
@@ -142,7 +142,7 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
 
     name = input_name(file)
     graph = _built(spec, network, name, times)
-    del network  # the graph gathers it back when asked: the arrays are not held twice
+    del network  # the graph shares its capacities and gathers its ends back when asked
     peaks.after("build")
 
     with compile_notice(spec.name):  # after the input is known good: bad input fails at once

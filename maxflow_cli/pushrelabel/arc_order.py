@@ -19,8 +19,8 @@ from maxflow_cli.residual import ResidualGraph
 
 
 @numba.njit(cache=True)
-def _forward_first(first, old_head, old_rev, old_cap, old_input):
-    """head, rev, cap and arc_of_input of the forward-first order, by one pass over the input
+def _forward_first(first, old_head, old_rev, old_input):
+    """head, rev and arc_of_input of the forward-first order, by one pass over the input
     arcs, each read from its forward arc and the paired one in the graph (a counting sort by
     tail, stable in input order; `first` does not change)."""
     n = first.shape[0] - 1
@@ -31,7 +31,6 @@ def _forward_first(first, old_head, old_rev, old_cap, old_input):
         next_reverse[old_head[old_rev[old_input[i]]]] += 1  # input arcs, then reverse arcs
     head = np.empty(2 * m, np.int32)
     rev = np.empty(2 * m, np.int32)
-    cap = np.empty(2 * m, np.int64)
     arc_of_input = np.empty(m, np.int32)
     for i in range(m):
         tail, to = old_head[old_rev[old_input[i]]], old_head[old_input[i]]
@@ -39,19 +38,19 @@ def _forward_first(first, old_head, old_rev, old_cap, old_input):
         next_forward[tail] += 1
         backward = next_reverse[to]
         next_reverse[to] += 1
-        head[forward], cap[forward], rev[forward] = to, old_cap[old_input[i]], backward
-        head[backward], cap[backward], rev[backward] = tail, 0, forward
+        head[forward], rev[forward] = to, backward
+        head[backward], rev[backward] = tail, forward
         arc_of_input[i] = forward
-    return head, rev, cap, arc_of_input
+    return head, rev, arc_of_input
 
 
 def forward_first(graph: ResidualGraph) -> ResidualGraph:
     """`graph` with each vertex's input arcs before its reverse arcs, each in input order
     (vertex and arc numbers read as unsigned views, as hipr_stage_one reads them)."""
-    head, rev, cap, arc_of_input = _forward_first(
+    head, rev, arc_of_input = _forward_first(
         graph.first.view(np.uint32), graph.head.view(np.uint32), graph.rev.view(np.uint32),
-        graph.cap, graph.arc_of_input.view(np.uint32))
-    return dataclasses.replace(graph, head=head, rev=rev, cap=cap, arc_of_input=arc_of_input)
+        graph.arc_of_input.view(np.uint32))
+    return dataclasses.replace(graph, head=head, rev=rev, arc_of_input=arc_of_input)
 
 
 @numba.njit(cache=True)

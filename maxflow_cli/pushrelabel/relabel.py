@@ -11,6 +11,7 @@ graph, n where the sink cannot be reached.
 import numba
 import numpy as np
 
+from maxflow_cli.residual import scatter_capacities
 from maxflow_cli.steps import cancel_violations, reverse_bfs
 
 
@@ -55,8 +56,8 @@ def initialize_preflow(graph, allocate=np.empty, res_type=np.int64):
     saturated. The arrays come from `allocate(length, dtype)` (np.empty, or a device's
     page-locked ``host_array``); the residuals are `res_type`s (int32 where they fit).
     Returns (res, excess, label, ExcessTotal)."""
-    res = allocate(graph.cap.shape[0], res_type)
-    res[:] = graph.cap
+    res = allocate(graph.head.shape[0], res_type)
+    scatter_capacities(graph.caps, graph.arc_of_input, res)
     excess = allocate(graph.n, np.int64)
     excess[:] = 0
     label = allocate(graph.n, np.int32)

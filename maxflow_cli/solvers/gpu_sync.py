@@ -118,15 +118,18 @@ class Engine:
             if self._answered(poll):
                 return None
 
-    def download(self) -> np.ndarray:
-        """The residuals as int64 (and the excesses into self.excess). 32-bit residuals come
-        into the first half of the int64 array's bytes and are widened in place (widened),
-        so that the host never holds both."""
+    def download(self, as_int64: bool) -> np.ndarray:
+        """The residuals (and the excesses into self.excess), of the device's type, or as
+        int64 where `as_int64` (stage 2 takes int64s): 32-bit residuals then come into the
+        first half of the int64 array's bytes and are widened in place (widened), so that the
+        host never holds both."""
+        if not as_int64 or self.res_type == np.int64:
+            res = np.empty(self.arcs, self.res_type)
+            self.device.download(res, self.excess)
+            return res
         wide = np.empty(self.arcs, np.int64)
-        narrow = wide if self.res_type == np.int64 else wide.view(np.int32)[:wide.size]
-        self.device.download(narrow, self.excess)
-        if narrow is not wide:
-            widened(wide)
+        self.device.download(wide.view(np.int32)[:wide.size], self.excess)
+        widened(wide)
         return wide
 
     def _answered(self, poll) -> bool:
@@ -165,7 +168,7 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
         try:
             stats = engine.run(race.winner)
             if stats is not None:
-                res = engine.download()
+                res = engine.download(as_int64=options.want_flow)
         finally:
             engine.device.close()
     seconds = time.perf_counter() - started

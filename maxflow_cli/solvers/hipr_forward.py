@@ -28,9 +28,7 @@ def solve_hipr_forward(graph: ResidualGraph, options: SolveOptions) -> SolveResu
     started = time.perf_counter()
     reorder = graph.m <= DENSE_DEGREE * graph.n
     ordered = forward_first(graph) if reorder else graph
-    # a reordered copy is this solve's own: without a flow to make, its capacities (a fresh
-    # array) become the residuals, one array fewer to fill (stage 2 needs them as they were)
-    res = ordered.cap if reorder and not options.want_flow else ordered.initial_residuals()
+    res = ordered.initial_residuals()
     excess, counters = hipr_preflow(ordered, res, options.params, exact_labels=reorder)
     times = {"stage1": time.perf_counter() - started}
     flow_value = int(excess[graph.sink])

@@ -81,9 +81,9 @@ def _sort_arcs(head, label, lo, hi, order):
 
 
 @numba.njit(parallel=True, cache=True)
-def _arcs_by_head_label(first, head, rev, cap, arc_of_input, label):
+def _arcs_by_head_label(first, head, rev, arc_of_input, label):
     """Each vertex's arcs stably sorted by the label of their heads, all vertices in parallel:
-    the permuted head, rev, cap and arc_of_input, and `where` (arc a is now arc where[a])."""
+    the permuted head, rev and arc_of_input, and `where` (arc a is now arc where[a])."""
     n = first.shape[0] - 1
     arcs = head.shape[0]
     order = np.empty(arcs, np.int32)  # sorted arc k is arc order[k]
@@ -92,17 +92,15 @@ def _arcs_by_head_label(first, head, rev, cap, arc_of_input, label):
     where = np.empty(arcs, np.int32)
     for k in prange(arcs):
         where[order[k]] = k
-    sorted_head, sorted_rev, sorted_cap = np.empty_like(head), np.empty_like(rev), \
-        np.empty_like(cap)
+    sorted_head, sorted_rev = np.empty_like(head), np.empty_like(rev)
     for k in prange(arcs):
         a = order[k]
         sorted_head[k] = head[a]
         sorted_rev[k] = where[rev[a]]
-        sorted_cap[k] = cap[a]
     sorted_input = np.empty_like(arc_of_input)
     for i in prange(arc_of_input.shape[0]):
         sorted_input[i] = where[arc_of_input[i]]
-    return sorted_head, sorted_rev, sorted_cap, sorted_input, where
+    return sorted_head, sorted_rev, sorted_input, where
 
 
 def sorted_by_head_label(graph: ResidualGraph, space: Workspace,
@@ -113,9 +111,9 @@ def sorted_by_head_label(graph: ResidualGraph, space: Workspace,
     label = np.empty(graph.n, np.int32)
     parallel_reverse_bfs(graph.first, graph.head, graph.rev, graph.cap, graph.sink, label,
                          space.order, space.claimed, space.buffer, threads)
-    head, rev, cap, arc_of_input, where = _arcs_by_head_label(
-        graph.first, graph.head, graph.rev, graph.cap, graph.arc_of_input, label)
-    return ResidualGraph(graph.n, graph.source, graph.sink, graph.first, head, rev, cap,
+    head, rev, arc_of_input, where = _arcs_by_head_label(
+        graph.first, graph.head, graph.rev, graph.arc_of_input, label)
+    return ResidualGraph(graph.n, graph.source, graph.sink, graph.first, head, rev, graph.caps,
                          arc_of_input), where
 
 
