@@ -59,6 +59,15 @@ def test_the_family_table_with_speedups_and_the_papers_numbers():
     assert "FAILED" not in text
 
 
+def test_a_stage_one_without_its_set_up_is_said_under_the_tables():
+    run = made_up_run()
+    assert "set-up before it" not in printed()
+    run.cells[1].phases |= {"setup": 0.5, "settle": 0.1}
+    stream = io.StringIO()
+    report.print_run(Console(file=stream, width=250), run)
+    assert "fast: stage 1 as the authors' code times it" in stream.getvalue()
+
+
 def test_an_unstable_cell_of_a_zero_median_says_its_spread_in_seconds():
     cell = SimpleNamespace(instance="tiny", solver="hipr",
                            stats=Stats(5, 0.0, 0.0, 0.0, 0.01, True))

@@ -314,6 +314,12 @@ def _time_cell(row: Row, solver: str, external: bool) -> str:
     return f"{_seconds(row.times[solver])} [dim]±{row.spread[solver]:.1%}[/dim]{mark}{which}"
 
 
+def _set_up_apart(run: BenchRun) -> list[str]:
+    """The configurations whose stage 1 leaves a set-up or a settling out (hpf, eibfs)."""
+    return list(dict.fromkeys(cell.solver for cell in run.cells
+                              if {"setup", "settle"} & cell.phases.keys()))
+
+
 def _relative_mad(stats) -> str:
     """The MAD over the median, or the MAD in seconds where the median is 0 (a CPU clock's
     tick longer than the runs)."""
@@ -392,6 +398,11 @@ def print_run(console: Console, run: BenchRun, published: tuple[PublishedRow, ..
                   f"MAD/median (unscaled MAD); ! {UNSTABLE_RULE}[/dim]")
     if relative:
         console.print(f"[dim]{RELATIVE_NOTE}[/dim]")
+    apart = _set_up_apart(run)
+    if apart:
+        console.print(f"[dim]{', '.join(apart)}: stage 1 as the authors' code times it; the "
+                      "set-up before it and the settling into a preflow after it are apart "
+                      "(setup, settle: --detail, --json)[/dim]")
     if run.externals:
         console.print("[dim]external programs: cut tm = their own stage-1 time as they print "
                       "it (hi_pr: CPU seconds, 10 ms ticks); wall = the whole process, reading "
