@@ -354,15 +354,15 @@ static __device__ long long discharge(Group g, int u, int round, int n, int sour
 }
 
 // Rounds over the active list until it is empty, the work since the last global relabel
-// reaches `budget`, the launch has run `max_ns` nanoseconds, or `max_rounds` rounds ran (the host launches it with STOP clear). Every
-// thread decides alike: what the loop test reads changes only between two barriers. Round r
-// discharges list r % 2 and builds list (r + 1) % 2: the vertices that stay active and those
-// its pushes made active.
+// reaches `budget`, the launch has run `max_ns` nanoseconds, or `max_rounds` rounds ran (the
+// host launches it with STOP clear). Every thread decides alike: what the loop test reads
+// changes only between two barriers. Round r discharges list r % 2 and builds list
+// (r + 1) % 2: the vertices that stay active and those its pushes made active.
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 rounds_kernel(int n, int source, int sink, int width, int beta, long long budget,
-              long long max_ns, int max_rounds, const int *first, const int *head, const int *rev, RES_T *res,
-              long long *excess, int *label, int *queued, int *list0, int *list1,
-              long long *stats)
+              long long max_ns, int max_rounds, const int *first, const int *head,
+              const int *rev, RES_T *res, long long *excess, int *label, int *queued,
+              int *list0, int *list1, long long *stats)
 {
     int threads = gridDim.x * blockDim.x;
     int id = blockIdx.x * blockDim.x + threadIdx.x;

@@ -147,7 +147,7 @@ def discharge(u, round_, n, source, sink, beta, first, head, rev, res, excess, l
 
 @numba.njit(cache=True)
 def _now_ns() -> int:
-    """The kernel's %globaltimer: a clock in nanoseconds."""
+    """Twin of the kernel's now_ns (%globaltimer): the CPU's clock in nanoseconds."""
     with numba.objmode(now="int64"):
         now = time.perf_counter_ns()
     return now

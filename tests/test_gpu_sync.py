@@ -123,7 +123,7 @@ def test_the_rounds_get_the_last_global_relabels_time_over_the_frequency():
     assert engine._rounds_ns_left() == 3_000_000  # 8 ms less the 5 ms the rounds took
     engine.rounds_seconds = 0.009
     assert engine._rounds_ns_left() == 1  # due: the next launch stops after a round
-    engine.params = engine.params | {"global_update_frequency": 0}
+    engine.frequency = 0
     assert engine._rounds_ns_left() == 2**62
 
 

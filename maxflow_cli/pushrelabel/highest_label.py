@@ -9,7 +9,6 @@ asked for). The stage-1 core runs on any valid preflow state and can stop at its
 update, so the hybrids (He & Hong 2010, Algorithm 5; Alvino 2015, Algorithm 11) can resume it.
 """
 
-import time
 
 import numba
 import numpy as np
@@ -449,10 +448,8 @@ def hipr_preflow(graph: ResidualGraph, res: np.ndarray, params: dict, stop=None,
 def timed_stage_two(graph: ResidualGraph, res: np.ndarray, excess: np.ndarray,
                     times: dict) -> None:
     """hi_pr's stage 2 on a stage-1 preflow of `graph`, its seconds into times["stage2"]."""
-    started = time.perf_counter()
-    hipr_stage_two(graph.first, graph.head, graph.rev, res, graph.cap, excess, graph.source,
-                   graph.sink)
-    times["stage2"] = time.perf_counter() - started
+    timed(times, "stage2", hipr_stage_two, graph.first, graph.head, graph.rev, res, graph.cap,
+          excess, graph.source, graph.sink)
 
 
 def answer_from_preflow(name: str, graph: ResidualGraph, res: np.ndarray, excess: np.ndarray,

@@ -67,13 +67,13 @@ class Engine:
         self.params = params
         res, self.excess, _, _ = initialize_preflow(graph, res_type=residual_type(graph))
         self.res_type, self.arcs = res.dtype, res.shape[0]  # the host's copy goes once uploaded
+        self.frequency = params["global_update_frequency"]
+        self.budget = int((params["alpha"] * graph.n + graph.m) / self.frequency) \
+            if self.frequency > 0 else 2**62
         self.device = SyncKernels(options.device, graph, res, self.excess,
                                   params["group_size"], shares_host=polled)
-        frequency = params["global_update_frequency"]
-        self.budget = int((params["alpha"] * graph.n + graph.m) / frequency) \
-            if frequency > 0 else 2**62
         self.levels, self.rounds = Window(polled), Window(polled)
-        self.relabel_seconds = 0.0  # the last global relabel's launches
+        self.relabel_seconds = 0.0  # the last global relabel's launches, in seconds
         self.rounds_seconds = 0.0  # the rounds' launches since
         self.trace: list[dict] = []
         self.answer: SolveResult | None = None
@@ -83,10 +83,10 @@ class Engine:
         stats then; None where a rival answered first."""
         stats = self._global_relabel(poll)
         while stats is not None and stats[gpu_sync_cpu.ACTIVE] > 0:
-            started = time.perf_counter()
-            stats = self._launch(self.rounds, gpu_sync_cpu.ROUND, self.device.rounds,
-                                 self.params["beta"], self.budget, self._rounds_ns_left())
-            self.rounds_seconds += time.perf_counter() - started
+            stats, seconds = self._launch(self.rounds, gpu_sync_cpu.ROUND, self.device.rounds,
+                                          self.params["beta"], self.budget,
+                                          self._rounds_ns_left())
+            self.rounds_seconds += seconds
             if self._answered(poll):
                 return None
             if stats[gpu_sync_cpu.ACTIVE] == 0 or stats[gpu_sync_cpu.STOP]:
@@ -96,20 +96,19 @@ class Engine:
     def _rounds_ns_left(self) -> int:
         """Nanoseconds the rounds may still run before a global relabel is due by time: the
         last global relabel's time / frequency, less what the rounds took since."""
-        frequency = self.params["global_update_frequency"]
-        if frequency <= 0:
+        if self.frequency <= 0:
             return 2**62
-        return max(1, int((self.relabel_seconds / frequency - self.rounds_seconds) * 1e9))
+        return max(1, int((self.relabel_seconds / self.frequency - self.rounds_seconds) * 1e9))
 
     def _global_relabel(self, poll) -> np.ndarray | None:
         """One global relabel, in launches of a window's levels; None where a rival answered
         in between."""
-        started = time.perf_counter()
+        self.relabel_seconds = 0.0
         while True:
-            stats = self._launch(self.levels, gpu_sync_cpu.BFS_LEVELS,
-                                 self.device.global_relabel)
+            stats, seconds = self._launch(self.levels, gpu_sync_cpu.BFS_LEVELS,
+                                          self.device.global_relabel)
+            self.relabel_seconds += seconds
             if not stats[gpu_sync_cpu.BFS_OPEN]:
-                self.relabel_seconds = time.perf_counter() - started
                 self.rounds_seconds = 0.0
                 self.trace.append({"global_relabel": len(self.trace) + 1,
                                    "rounds": int(stats[gpu_sync_cpu.ROUND]),
@@ -136,12 +135,15 @@ class Engine:
         self.answer = poll()
         return self.answer is not None
 
-    def _launch(self, window: Window, slot: int, launch, *arguments) -> np.ndarray:
+    def _launch(self, window: Window, slot: int, launch,
+                *arguments) -> tuple[np.ndarray, float]:
+        """One launch of a window's steps: the stats after it and its seconds."""
         before = int(self.device.stats[slot])
         started = time.perf_counter()
         stats = launch(*arguments, window.steps)
-        window.ran(int(stats[slot]) - before, time.perf_counter() - started)
-        return stats
+        seconds = time.perf_counter() - started
+        window.ran(int(stats[slot]) - before, seconds)
+        return stats, seconds
 
 
 def widened(wide: np.ndarray) -> None:
