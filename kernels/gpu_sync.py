@@ -1,12 +1,13 @@
 """gpu-sync's kernels (gpu_sync.cu, or its Numba twin gpu_sync_cpu.py) on one device
 (devices.py): ``global_relabel(max_levels)`` and ``rounds(beta, budget, max_rounds)`` each
 run one persistent kernel and return the stats (gpu_sync_cpu's slots); ``download(res,
-excess)`` brings the preflow back; ``close()``.
+excess)`` brings the preflow back and ``upload(res, excess)`` sends it again (gpu-sync's
+hand-over to the CPU); ``close()``.
 
 The state lives on the device from upload to download: the graph (first, head, rev), the
 residuals (32-bit when every residual fits, else 64-bit), excesses (64-bit), labels, the
 round each vertex was last queued for, two active lists and the stats. Only the stats (320
-bytes) cross the bus between kernels.
+bytes) cross the bus between kernels, unless the engine hands the preflow to the CPU.
 """
 
 import numpy as np
@@ -77,9 +78,21 @@ class SyncKernels:
             self.device.launch(kernel, self.n, **scalars)
         return self.device.download("stats", self.stats).copy()
 
-    def download(self, res: np.ndarray, excess: np.ndarray) -> None:
+    def download(self, res: np.ndarray, excess: np.ndarray,
+                 label: np.ndarray | None = None) -> None:
+        """The preflow into the host's arrays, and the labels where `label` is given."""
         self.device.download("res", res)
         self.device.download("excess", excess)
+        if label is not None:
+            self.device.download("label", label)
+
+    def upload(self, res: np.ndarray, excess: np.ndarray) -> None:
+        """The host's preflow onto the device; the next global relabel makes the labels,
+        from the start where one was left open."""
+        self.device.upload("res", res)
+        self.device.upload("excess", excess)
+        self.stats[gpu_sync_cpu.BFS_OPEN] = 0
+        self.device.upload("stats", self.stats)
 
 
 def group_width(graph) -> int:

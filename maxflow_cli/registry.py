@@ -216,11 +216,15 @@ def compile_on_tiny_graph(solve, options: SolveOptions) -> float:
     """Run `solve` on a 4-vertex network so that every Numba function it uses is compiled (or
     loaded from the disk cache); return the seconds that took. Stage 2 only when the options
     want a flow: a first run without one does not compile it."""
-    tiny = Network.from_arcs(4, 0, 3, [(0, 1, 3), (1, 2, 2), (2, 1, 1), (1, 3, 1), (2, 3, 5),
-                                       (0, 2, 1)])
     started = time.perf_counter()
-    solve(build_residual(tiny), options)
+    solve(tiny_graph(), options)
     return time.perf_counter() - started
+
+
+def tiny_graph() -> ResidualGraph:
+    """The 4-vertex network solvers compile on."""
+    return build_residual(Network.from_arcs(4, 0, 3, [(0, 1, 3), (1, 2, 2), (2, 1, 1),
+                                                      (1, 3, 1), (2, 3, 5), (0, 2, 1)]))
 
 
 HIPR_PARAMETERS = (

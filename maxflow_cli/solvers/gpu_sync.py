@@ -11,20 +11,46 @@ empty, the work budget is spent, or the rounds have taken 1 / frequency times as
 global relabel (ours: a GPU round over a few vertices costs its barriers, not its work).
 Stage 1 ends when a global relabel finds no active vertex: then no vertex with excess reaches
 the sink, and the vertices that do form the sink side of a minimum cut. Only the kernels'
-stats cross the bus in between. Its rivals (maxflow_cli.race) race it on CPU threads, and the
-host looks for their answer between launches, which then last about WINDOW_SECONDS each.
-With ``--device cpu`` the kernels' Numba twins run the same loop on CPU threads.
+stats cross the bus in between, unless the engine hands over (He & Hong 2010, §IV: where
+parallelism drops, the CPU is the faster engine). With ``--hand-over auto`` launches last
+about WINDOW_SECONDS, and between them the host compares, in hi_pr's units of work (a push;
+a relabel's BETA and arc scans) at the CPU's seconds per unit last measured (calibrated once
+a process, then measured by each CPU phase): after rounds, hipr's time for the active
+vertices (a push and a relabel each) against one of the launch's rounds (its fixed cost
+taken out: the shortest launch's time); during a global relabel, hipr's time for a BFS (a
+unit an arc) against the device's BFS so far. Where the CPU is the shorter, the preflow
+comes to the host and hipr's core goes on, from the device's labels after rounds, from a
+global update of its own during a BFS. hipr stops when it is done, when its next global
+update is due (unless the device's BFS was the slower: then hipr runs its own), or when it
+has run as long as stage 1 so far (and the transfers); the last two send the preflow back,
+and the device goes on until the host's next comparison. (A round over a few vertices costs
+its barriers, a BFS level over a few its barrier, and a vertex of a high degree its lanes'
+scan of every arc: the tails of long paths and Goldberg's bad case.) Its rivals
+(maxflow_cli.race) race it on CPU threads, and the host looks for their answer between
+launches. With ``--device cpu`` the kernels' Numba twins run the same loop on CPU threads.
 """
 
+import functools
+import threading
 import time
 from dataclasses import replace
 
 import numpy as np
 
+from maxflow_cli import generators
 from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.declarations import SYNC_COUNTS
 from maxflow_cli.kernels.gpu_sync import SyncKernels, residual_type
-from maxflow_cli.pushrelabel.highest_label import timed_stage_two
+from maxflow_cli.pushrelabel.highest_label import (
+    COUNTER_NAMES,
+    DONE,
+    PUSHES,
+    RELABELS,
+    STOPPED,
+    STOPPED_AT_GLOBAL_UPDATE,
+    hipr_stage_one,
+    timed_stage_two,
+)
 from maxflow_cli.pushrelabel.relabel import initialize_preflow
 from maxflow_cli.race import NO_RIVALS, RIVALS, Race, entrants, joined
 from maxflow_cli.race import prepare as prepare_rivals
@@ -33,8 +59,9 @@ from maxflow_cli.registry import (
     SolveOptions,
     compile_on_tiny_graph,
     register_with_kernels,
+    tiny_graph,
 )
-from maxflow_cli.residual import ResidualGraph
+from maxflow_cli.residual import ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
 
 UNLIMITED = 1 << 30  # levels or rounds a launch may run where nobody polls between launches
@@ -48,9 +75,9 @@ class Window:
     WINDOW_SECONDS in the last launch (at least 1), or UNLIMITED where nobody polls."""
 
     def __init__(self, polled: bool):
-        # before any step is timed: few enough that even slow steps keep the first launch
+        # before any step is timed: one, so that even a slow step keeps the first launch
         # short, after which the measured rate decides
-        self.steps = 16 if polled else UNLIMITED
+        self.steps = 1 if polled else UNLIMITED
         self._polled = polled
 
     def ran(self, steps: int, seconds: float) -> None:
@@ -60,7 +87,9 @@ class Window:
 
 class Engine:
     """gpu-sync's GPU loop on one device. ``run(poll)`` calls ``poll()`` between launches (a
-    rival's answer, or None) and stops at the first answer it gives (kept as ``answer``)."""
+    rival's answer, or None) and stops at the first answer it gives (kept as ``answer``).
+    With the hand-over on (``cpu``), launches are windows too, and the host decides between
+    them whether the CPU goes on instead (_cpu_phase)."""
 
     def __init__(self, graph: ResidualGraph, options: SolveOptions, polled: bool):
         params = options.params
@@ -72,25 +101,40 @@ class Engine:
             if self.frequency > 0 else 2**62
         self.device = SyncKernels(options.device, graph, res, self.excess,
                                   params["group_size"], shares_host=polled)
-        self.levels, self.rounds = Window(polled), Window(polled)
+        self.cpu = CpuFinish(graph, params, self.frequency) \
+            if params["hand_over"] == "auto" else None
+        windowed = polled or self.cpu is not None
+        self.levels, self.rounds = Window(windowed), Window(windowed)
         self.relabel_seconds = 0.0  # the last global relabel's launches, in seconds
         self.rounds_seconds = 0.0  # the rounds' launches since
         self.trace: list[dict] = []
         self.answer: SolveResult | None = None
+        self.started = time.perf_counter()
+        self.launch_seconds = float("inf")  # the shortest launch: its fixed cost, at most
+        self.bfs_given_up = False  # the last global relabel was the CPU's (see _relabel)
+        self.wide = options.want_flow and self.res_type != np.int64
+        self.host_res: np.ndarray | None = None  # the residuals, once the host holds them
+        self.finished_on_cpu = False
 
     def run(self, poll) -> np.ndarray | None:
-        """Global relabels and rounds until a global relabel finds no active vertex: the
-        stats then; None where a rival answered first."""
-        stats = self._global_relabel(poll)
-        while stats is not None and stats[gpu_sync_cpu.ACTIVE] > 0:
-            stats, seconds = self._launch(self.rounds, gpu_sync_cpu.ROUND, self.device.rounds,
-                                          self.params["beta"], self.budget,
-                                          self._rounds_ns_left())
+        """Global relabels and rounds until a global relabel finds no active vertex or the
+        CPU finishes: the stats then; None where a rival answered first."""
+        stats = self._relabel(poll)
+        while stats is not None and not self.finished_on_cpu and stats[gpu_sync_cpu.ACTIVE]:
+            stats, seconds, rounds = self._launch(
+                self.rounds, gpu_sync_cpu.ROUND, self.device.rounds, self.params["beta"],
+                self.budget, self._rounds_ns_left())
             self.rounds_seconds += seconds
             if self._answered(poll):
                 return None
-            if stats[gpu_sync_cpu.ACTIVE] == 0 or stats[gpu_sync_cpu.STOP]:
-                stats = self._global_relabel(poll)
+            active = int(stats[gpu_sync_cpu.ACTIVE])
+            round_seconds = (seconds - self.launch_seconds) / max(rounds, 1)
+            handed = active > 0 and self._cpu_pays(lambda cpu: active * cpu.vertex_seconds,
+                                                   round_seconds)
+            if handed:
+                self._cpu_phase(active, from_labels=True)
+            if not self.finished_on_cpu and (handed or not active or stats[gpu_sync_cpu.STOP]):
+                stats = self._relabel(poll)
         return stats
 
     def _rounds_ns_left(self) -> int:
@@ -100,13 +144,26 @@ class Engine:
             return 2**62
         return max(1, int((self.relabel_seconds / self.frequency - self.rounds_seconds) * 1e9))
 
+    def _relabel(self, poll) -> np.ndarray | None:
+        """A global relabel on the device, or hipr's own (from a global update on the CPU)
+        where the device's BFS has run longer than the CPU's would take (_cpu_pays: an arc
+        scan a unit of hi_pr's work): the stats after it, None where a rival answered."""
+        while True:
+            stats = self._global_relabel(poll)
+            self.bfs_given_up = stats is not None and bool(stats[gpu_sync_cpu.BFS_OPEN])
+            if not self.bfs_given_up:
+                return stats
+            self._cpu_phase(-1, from_labels=False)
+            if self.finished_on_cpu:
+                return stats
+
     def _global_relabel(self, poll) -> np.ndarray | None:
-        """One global relabel, in launches of a window's levels; None where a rival answered
-        in between."""
+        """One global relabel, in launches of a window's levels: the stats after it (still
+        open where the CPU's BFS pays, see _relabel); None where a rival answered first."""
         self.relabel_seconds = 0.0
         while True:
-            stats, seconds = self._launch(self.levels, gpu_sync_cpu.BFS_LEVELS,
-                                          self.device.global_relabel)
+            stats, seconds, _ = self._launch(self.levels, gpu_sync_cpu.BFS_LEVELS,
+                                             self.device.global_relabel)
             self.relabel_seconds += seconds
             if not stats[gpu_sync_cpu.BFS_OPEN]:
                 self.rounds_seconds = 0.0
@@ -116,34 +173,150 @@ class Engine:
                 return stats
             if self._answered(poll):
                 return None
+            if self._cpu_pays(lambda cpu: self.arcs * cpu.unit_seconds, self.relabel_seconds):
+                return stats
 
-    def download(self, as_int64: bool) -> np.ndarray:
+    def _cpu_pays(self, cpu_seconds, device_seconds: float) -> bool:
+        """Whether the preflow goes to the CPU now: the hand-over is on and the CPU's
+        estimate (`cpu_seconds` of the CpuFinish) is shorter than the device's seconds."""
+        return self.cpu is not None and cpu_seconds(self.cpu) < device_seconds
+
+    def _cpu_phase(self, active: int, from_labels: bool) -> None:
+        """The preflow to the host, hipr on it (CpuFinish.run: from the device's labels, or
+        from a global update of its own) for as long as stage 1 has run so far plus the
+        transfers, and back unless hipr finished stage 1. A phase cut short at most doubles
+        the time spent, and each is longer than all before it together: the CPU is never
+        starved, and a wrong guess costs at most what has been spent (a doubling strategy)."""
+        narrow = self._host_residuals()[0]
+        transfers = self.device.seconds["transfer"]
+        self.device.download(narrow, self.excess, self.cpu.label)
+        transfers = self.device.seconds["transfer"] - transfers
+        self.finished_on_cpu = self.cpu.run(
+            narrow, self.excess, active, not from_labels, not self.bfs_given_up,
+            time.perf_counter() - self.started + transfers)
+        self.trace.append(self.cpu.trace[-1] | {
+            "after_global_relabel": sum("global_relabel" in entry for entry in self.trace)})
+        if not self.finished_on_cpu:
+            self.device.upload(narrow, self.excess)  # a global relabel left open starts over
+
+    def _host_residuals(self) -> tuple[np.ndarray, np.ndarray]:
+        """The host's residuals (made once): the array the device's residuals come into, and
+        the array stage 2 takes (the same, or the int64 array whose first half holds them)."""
+        if self.host_res is None:
+            self.host_res = np.empty(self.arcs, np.int64 if self.wide else self.res_type)
+        if self.wide:
+            return self.host_res.view(np.int32)[:self.arcs], self.host_res
+        return self.host_res, self.host_res
+
+    def download(self) -> np.ndarray:
         """The residuals (and the excesses into self.excess), of the device's type, or as
-        int64 where `as_int64` (stage 2 takes int64s): 32-bit residuals then come into the
-        first half of the int64 array's bytes and are widened in place (widened), so that the
-        host never holds both."""
-        if not as_int64 or self.res_type == np.int64:
-            res = np.empty(self.arcs, self.res_type)
-            self.device.download(res, self.excess)
-            return res
-        wide = np.empty(self.arcs, np.int64)
-        self.device.download(wide.view(np.int32)[:wide.size], self.excess)
-        widened(wide)
-        return wide
+        int64 where stage 2 takes them (self.wide): 32-bit residuals then come into the first
+        half of the int64 array's bytes and are widened in place (widened), so that the host
+        never holds both. The host's own where the CPU finished stage 1."""
+        narrow, res = self._host_residuals()
+        if not self.finished_on_cpu:
+            self.device.download(narrow, self.excess)
+        if self.wide:
+            widened(res)
+        return res
 
     def _answered(self, poll) -> bool:
         self.answer = poll()
         return self.answer is not None
 
     def _launch(self, window: Window, slot: int, launch,
-                *arguments) -> tuple[np.ndarray, float]:
-        """One launch of a window's steps: the stats after it and its seconds."""
+                *arguments) -> tuple[np.ndarray, float, int]:
+        """One launch of a window's steps: the stats after it, its seconds and steps."""
         before = int(self.device.stats[slot])
         started = time.perf_counter()
         stats = launch(*arguments, window.steps)
         seconds = time.perf_counter() - started
-        window.ran(int(stats[slot]) - before, seconds)
-        return stats, seconds
+        steps = int(stats[slot]) - before
+        window.ran(steps, seconds)
+        self.launch_seconds = min(self.launch_seconds, seconds)
+        return stats, seconds, steps
+
+
+@functools.cache
+def cpu_unit_seconds() -> float:
+    """hipr's seconds per unit of work on this machine (work_units), the hand-over's
+    estimate until a CPU phase measures it on the instance: stage 1 on genrmf a=16, b=16
+    (4,096 vertices, frames joined by random permutations, so little locality), the second of
+    two runs (the first compiles and warms)."""
+    from maxflow_cli.registry import get_solver
+
+    graph = build_residual(generators.make("genrmf", a=16, b=16, seed=1))
+    spec = get_solver("hipr")
+    options = spec.resolve(SolveOptions())
+    for _ in range(2):
+        result = spec.solve(graph, options)
+    units = work_units(result.counters["pushes"], result.counters["relabels"],
+                       options.params["beta"], graph)
+    return result.times["stage1"] / max(units, 1)
+
+
+def work_units(pushes: int, relabels: int, beta: int, graph: ResidualGraph) -> float:
+    """hi_pr's measure of work, its pushes counted: a unit a push, and a relabel's BETA plus
+    a scan of a vertex's arcs (of a mean vertex: the counters do not say which)."""
+    return pushes + relabels * (beta + graph.head.shape[0] / max(graph.n, 1))
+
+
+class CpuFinish:
+    """hipr's core (hi_pr's stage 1) on the host's copy of gpu-sync's preflow: the
+    hand-over's CPU side, with its counters, seconds, and the seconds per unit of work
+    (work_units) it last measured."""
+
+    OUTCOMES = {DONE: "done", STOPPED_AT_GLOBAL_UPDATE: "global update due",
+                STOPPED: "time up"}
+
+    def __init__(self, graph: ResidualGraph, params: dict, frequency: float):
+        self.graph, self.params, self.frequency = graph, params, frequency
+        self.label = np.empty(graph.n, np.int32)
+        self.counters = np.zeros(len(COUNTER_NAMES), np.int64)
+        self.unit_seconds = cpu_unit_seconds()
+        self.seconds = 0.0
+        self.trace: list[dict] = []
+
+    @property
+    def vertex_seconds(self) -> float:
+        """The estimate for discharging an active vertex: a push and a relabel."""
+        return work_units(1, 1, self.params["beta"], self.graph) * self.unit_seconds
+
+    def run(self, res: np.ndarray, excess: np.ndarray, active: int, update_first: bool,
+            stop_at_update: bool, allowance: float) -> bool:
+        """hipr on (res, excess, self.label), from a global update where `update_first`,
+        until it is done, its next global update is due (where `stop_at_update`) or
+        `allowance` seconds have passed; True when it is done."""
+        g, p, counters = self.graph, self.params, self.counters
+        stop = np.full(1, allowance <= 0, np.uint8)  # no time: stopped before it starts
+        timer = threading.Timer(allowance, stop.fill, (1,))
+        pushes, relabels = int(counters[PUSHES]), int(counters[RELABELS])
+        started = time.perf_counter()
+        timer.start()
+        try:
+            outcome = hipr_stage_one(g.first, g.head, g.rev, res, excess, self.label, g.source,
+                                     g.sink, self.frequency, p["alpha"], p["beta"],
+                                     stop_at_update, counters, update_first=update_first,
+                                     stop=stop)
+        finally:
+            timer.cancel()
+        seconds = time.perf_counter() - started
+        units = work_units(int(counters[PUSHES]) - pushes, int(counters[RELABELS]) - relabels,
+                           p["beta"], g)
+        if units:
+            self.unit_seconds = seconds / units
+        self.seconds += seconds
+        self.trace.append({"cpu_phase": len(self.trace) + 1, "active": active,
+                           "update_first": update_first, "allowance": allowance,
+                           "work_units": units, "seconds": seconds,
+                           "unit_ns": self.unit_seconds * 1e9,
+                           "outcome": self.OUTCOMES[outcome]})
+        return outcome == DONE
+
+    def counts(self) -> dict[str, int]:
+        """Its phases, pushes and relabels, as gpu-sync's counters name them."""
+        return {"cpu_phases": len(self.trace), "cpu_pushes": int(self.counters[PUSHES]),
+                "cpu_relabels": int(self.counters[RELABELS])}
 
 
 def widened(wide: np.ndarray) -> None:
@@ -170,7 +343,7 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
         try:
             stats = engine.run(race.winner)
             if stats is not None:
-                res = engine.download(as_int64=options.want_flow)
+                res = engine.download()
         finally:
             engine.device.close()
     seconds = time.perf_counter() - started
@@ -183,10 +356,25 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     flow_value = int(engine.excess[graph.sink])
     if options.want_flow:
         timed_stage_two(graph, res, engine.excess, times)
-    counters = SYNC_COUNTS.read(stats) | {"global_relabels": len(engine.trace)}
+    counters = SYNC_COUNTS.read(stats) | {"global_relabels": sum(
+        "global_relabel" in entry for entry in engine.trace)}
+    if engine.cpu is not None:
+        counters |= engine.cpu.counts()
+        times["cpu"] = engine.cpu.seconds
     why = f"{where} answered before {joined(rivals)} on the CPU" if rivals else ""
+    if engine.finished_on_cpu:
+        why += ("; " if why else "") + hand_over_reason(engine)
     return SolveResult("gpu-sync", flow_value, res, options.want_flow, times, counters,
                        engine.trace, winner="gpu-sync" if rivals else "", why=why)
+
+
+def hand_over_reason(engine: Engine) -> str:
+    """Why the CPU finished stage 1, and from what."""
+    phase = engine.trace[-1]
+    start = ("a global update of its own, the device's BFS being slower"
+             if phase["update_first"] else f"{phase['active']} active vertices")
+    return (f"hipr finished stage 1 on the CPU after global relabel "
+            f"{phase['after_global_relabel']}, from {start} (CPU phase {phase['cpu_phase']})")
 
 
 def prepare_gpu_sync(options: SolveOptions) -> float:
@@ -194,7 +382,23 @@ def prepare_gpu_sync(options: SolveOptions) -> float:
     engine_only = SolveOptions(options.want_flow, options.device,
                                options.params | {"rivals": NO_RIVALS})
     seconds = compile_on_tiny_graph(solve_gpu_sync, engine_only)
+    if options.params["hand_over"] == "auto":
+        started = time.perf_counter()
+        compile_hand_over(options.params)
+        seconds += time.perf_counter() - started
     return seconds + prepare_rivals(entrants(options.params["rivals"], options.want_flow))
+
+
+def compile_hand_over(params: dict) -> None:
+    """hipr's core compiled for both residual types the hand-over gives it (on the tiny
+    graph), and the CPU's seconds per unit of work measured (cpu_unit_seconds)."""
+    graph = tiny_graph()
+    for res_type in (np.int32, np.int64):
+        res, excess, label, _ = initialize_preflow(graph, res_type=res_type)
+        cpu = CpuFinish(graph, params, params["global_update_frequency"])
+        cpu.label[:] = label
+        for update_first in (False, True):
+            cpu.run(res.copy(), excess.copy(), 0, update_first, True, 60.0)
 
 
 register_with_kernels(
@@ -211,5 +415,10 @@ register_with_kernels(
         Parameter("group_size", int, 0, "lanes that discharge a vertex together, a "
                   "power of two up to 32 (0: the mean degree's, rounded up)", minimum=0,
                   maximum=32),
+        Parameter("hand_over", str, "auto",
+                  "auto: after a global relabel that leaves fewer active vertices than the "
+                  "CPU discharges in the time of a device round, hipr goes on on the CPU "
+                  "(and hands back when its global update is due or its time is up); "
+                  "never: the device alone", choices=("auto", "never")),
         RIVALS,
     ), prepare=prepare_gpu_sync)
