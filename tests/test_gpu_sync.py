@@ -208,6 +208,14 @@ def test_the_cpu_goes_on_where_its_estimate_is_shorter():
     assert 0 < gpu_sync.cpu_unit_seconds() < 1e-5  # measured, once a process
 
 
+def test_a_hand_over_download_is_priced_at_the_uploads_rate():
+    graph = build_residual(generators.make("genrmf", a=4, b=6, seed=5))
+    res = np.zeros(graph.head.shape[0], np.int32)
+    uploaded = graph.first.nbytes + 3 * 4 * res.size + 8 * graph.n  # first, head, rev, res
+    seconds = gpu_sync.hand_over_download_seconds(graph, res, {"transfer": 2.0})
+    assert seconds == pytest.approx(2.0 * (4 * res.size + 12 * graph.n) / uploaded)
+
+
 def _gpu_sync_on(kind: str, graph, want_flow=False, **params):
     if kind == "gpu" and kernels.gpu_unavailable():
         pytest.skip(kernels.gpu_unavailable())

@@ -9,25 +9,26 @@ then it alternates two persistent kernels (kernels/gpu_sync.cu): a global relabe
 that may take several launches) that lists the active vertices, and rounds until the list is
 empty, the work budget is spent, or the rounds have taken 1 / frequency times as long as that
 global relabel (ours: a GPU round over a few vertices costs its barriers, not its work).
-Stage 1 ends when a global relabel finds no active vertex: then no vertex with excess reaches
-the sink, and the vertices that do form the sink side of a minimum cut. Only the kernels'
-stats cross the bus in between, unless the engine hands over (He & Hong 2010, §IV: where
-parallelism drops, the CPU is the faster engine). With ``--hand-over auto`` launches last
-about WINDOW_SECONDS, and between them the host compares, in hi_pr's units of work (a push;
-a relabel's BETA and arc scans) at the CPU's seconds per unit last measured (calibrated once
-a process, then measured by each CPU phase): after rounds, hipr's time for the active
-vertices (a push and a relabel each) against one of the launch's rounds (its fixed cost
-taken out: the shortest launch's time); during a global relabel, hipr's time for a BFS (a
-unit an arc) against the device's BFS so far. Where the CPU is the shorter, the preflow
-comes to the host and hipr's core goes on, from the device's labels after rounds, from a
-global update of its own during a BFS. hipr stops when it is done, when its next global
-update is due (unless the device's BFS was the slower: then hipr runs its own), or when it
-has run as long as stage 1 so far (and the transfers); the last two send the preflow back,
-and the device goes on until the host's next comparison. (A round over a few vertices costs
-its barriers, a BFS level over a few its barrier, and a vertex of a high degree its lanes'
-scan of every arc: the tails of long paths and Goldberg's bad case.) Its rivals
-(maxflow_cli.race) race it on CPU threads, and the host looks for their answer between
-launches. With ``--device cpu`` the kernels' Numba twins run the same loop on CPU threads.
+Stage 1 ends when a global relabel finds no active vertex: then no vertex with excess
+reaches the sink, and the vertices that do form the sink side of a minimum cut. Only the
+kernels' stats cross the bus in between, unless the engine hands over (He & Hong 2010, §IV:
+where parallelism drops, the CPU is the faster engine). With ``--hand-over auto`` launches
+last about WINDOW_SECONDS, and between them the host compares, in hi_pr's units of work (a
+push; a relabel's BETA and arc scans) at the CPU's seconds per unit last measured
+(calibrated once a process, then measured by each CPU phase): after rounds, hipr's time for
+the active vertices (a push and a relabel each) against one of the launch's rounds (its
+fixed cost taken out: the shortest launch's time); during a global relabel, hipr's time for
+a BFS (a unit an arc, and the download) against the device's BFS so far. Where the CPU is
+the shorter, the preflow comes to the host and hipr's core goes on, from the device's labels
+after rounds, from a global update of its own during a BFS. hipr stops when it is done, when
+its next global update is due (unless the device's BFS was the slower: then hipr runs its
+own), or when it has run as long as stage 1 so far (and the transfers); the last two send
+the preflow back, and the device goes on until the host's next comparison. (A round over a
+few vertices costs its barriers, a BFS level over a few its barrier, and a vertex of a high
+degree its lanes' scan of every arc: the tails of long paths and Goldberg's bad case.) Its
+rivals (maxflow_cli.race) race it on CPU threads, and the host looks for their answer
+between launches. With ``--device cpu`` the kernels' Numba twins run the same loop on CPU
+threads.
 """
 
 import functools
@@ -110,6 +111,7 @@ class Engine:
         self.trace: list[dict] = []
         self.answer: SolveResult | None = None
         self.started = time.perf_counter()
+        self.download_seconds = hand_over_download_seconds(graph, res, self.device.seconds)
         self.launch_seconds = float("inf")  # the shortest launch: its fixed cost, at most
         self.bfs_given_up = False  # the last global relabel was the CPU's (see _relabel)
         self.wide = options.want_flow and self.res_type != np.int64
@@ -173,7 +175,8 @@ class Engine:
                 return stats
             if self._answered(poll):
                 return None
-            if self._cpu_pays(lambda cpu: self.arcs * cpu.unit_seconds, self.relabel_seconds):
+            if self._cpu_pays(lambda cpu: self.arcs * cpu.unit_seconds + self.download_seconds,
+                              self.relabel_seconds):
                 return stats
 
     def _cpu_pays(self, cpu_seconds, device_seconds: float) -> bool:
@@ -193,11 +196,15 @@ class Engine:
         transfers = self.device.seconds["transfer"] - transfers
         self.finished_on_cpu = self.cpu.run(
             narrow, self.excess, active, not from_labels, not self.bfs_given_up,
-            time.perf_counter() - self.started + transfers)
+            self._elapsed() + transfers)
         self.trace.append(self.cpu.trace[-1] | {
             "after_global_relabel": sum("global_relabel" in entry for entry in self.trace)})
         if not self.finished_on_cpu:
             self.device.upload(narrow, self.excess)  # a global relabel left open starts over
+
+    def _elapsed(self) -> float:
+        """Stage 1's seconds so far, from the upload on."""
+        return time.perf_counter() - self.started
 
     def _host_residuals(self) -> tuple[np.ndarray, np.ndarray]:
         """The host's residuals (made once): the array the device's residuals come into, and
@@ -317,6 +324,16 @@ class CpuFinish:
         """Its phases, pushes and relabels, as gpu-sync's counters name them."""
         return {"cpu_phases": len(self.trace), "cpu_pushes": int(self.counters[PUSHES]),
                 "cpu_relabels": int(self.counters[RELABELS])}
+
+
+def hand_over_download_seconds(graph: ResidualGraph, res: np.ndarray, seconds: dict) -> float:
+    """The estimated seconds of a hand-over's download (residuals, excesses, labels), at the
+    rate the upload of the graph and the preflow took (`seconds`, the device's so far),
+    counted in the CPU's estimate for a BFS (at a billion arcs it is seconds). After rounds
+    it is not: there the rounds' rate decides, and the doubling bounds a wrong guess."""
+    uploaded = sum(a.nbytes for a in (graph.first, graph.head, graph.rev, res)) + 8 * graph.n
+    downloaded = res.nbytes + 12 * graph.n
+    return seconds["transfer"] * downloaded / max(uploaded, 1)
 
 
 def widened(wide: np.ndarray) -> None:
