@@ -317,3 +317,13 @@ def test_a_generated_instance_out_of_bounds_is_one_line_and_exit_2(source, messa
     result = run(source, "--solver", "hipr")
     assert result.exit_code == 2
     assert re.search(message, result.output) and len(result.output.strip().splitlines()) == 1
+
+
+def test_gpu_sync_alone_says_when_hipr_finished_on_the_cpu():
+    """Goldberg's bad case: the engine hands its preflow to hipr, and the text says so."""
+    output = run("washington:function=10,dim1=3000,dim2=0", "--solver", "gpu-sync", "--device",
+                 "cpu", "--rivals", "none").output
+    assert "answered by gpu-sync: hipr finished stage 1 on the CPU after global relabel" in output
+    never = run("washington:function=10,dim1=300,dim2=0", "--solver", "gpu-sync", "--device",
+                "cpu", "--rivals", "none", "--hand-over", "never").output
+    assert "flow value 300" in never and "answered by" not in never

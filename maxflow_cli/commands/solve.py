@@ -193,8 +193,8 @@ def _report(file, spec, options, graph, result, times, memory_peaks, certificate
     if certificate is not None:
         report["check"] = {"ok": certificate.ok, "problems": certificate.problems,
                            "cut_capacity": certificate.cut_capacity}
-    if result.winner:
-        report |= {"winner": result.winner, "why": result.why}
+    if result.winner or result.why:  # a race's winner, or gpu-sync alone that handed over
+        report |= {"winner": result.winner or result.solver, "why": result.why}
     if result.trace:
         report["trace"] = result.trace
     return report
