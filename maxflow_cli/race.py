@@ -17,6 +17,7 @@ import os
 import queue
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 
@@ -145,6 +146,8 @@ class Race:
         self._finished: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._rivals: list[Rival] = []
+        self._flags: list[np.ndarray] = []  # set as well by the first answer (stopping)
+        self._answered = False
 
     def __enter__(self) -> "Race":
         self._started = time.perf_counter()
@@ -160,10 +163,27 @@ class Race:
         with self._lock:
             if answer is not None and not rival.stop[0]:
                 rival.answer = answer
+                self._answered = True
                 for other in self._all:
                     if other is not rival:
                         other.stop[0] = 1
+                for flag in self._flags:
+                    flag[0] = 1
             self._finished.put(rival)
+
+    @contextmanager
+    def stopping(self, flag: np.ndarray):
+        """Within the block, the first answer sets `flag` too (at once where one has come):
+        the caller's own stoppable work (gpu-sync's CPU phase) ends with the race."""
+        with self._lock:
+            self._flags.append(flag)
+            if self._answered:
+                flag[0] = 1
+        try:
+            yield flag
+        finally:
+            with self._lock:
+                self._flags.remove(flag)
 
     def winner(self) -> SolveResult | None:
         """The answer of the first rival to have answered, if any, without waiting."""

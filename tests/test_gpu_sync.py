@@ -3,6 +3,8 @@ few levels) and rounds against the sequential reverse BFS and the preflow invari
 a GPU (marked gpu) the kernels against the same invariants; the launch windows, and the
 engine alone or raced by its rivals. The solver also runs in test_solvers with every other."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -247,10 +249,11 @@ def _handing_over(monkeypatch, allowances):
                         lambda engine, *seconds: engine.cpu is not None)
     given, run = [], gpu_sync.CpuFinish.run
 
-    def run_with_allowance(cpu, res, excess, active, update_first, stop_at_update, allowance):
+    def run_with_allowance(cpu, res, excess, active, update_first, stop_at_update, allowance,
+                           stop):
         allowance = allowances.pop(0) if allowances else allowance
         given.append(allowance)
-        return run(cpu, res, excess, active, update_first, stop_at_update, allowance)
+        return run(cpu, res, excess, active, update_first, stop_at_update, allowance, stop)
 
     monkeypatch.setattr(gpu_sync.CpuFinish, "run", run_with_allowance)
     return given
@@ -290,3 +293,27 @@ def test_the_engine_alone_never_hands_over():
     assert result.flow_value == 500 and check_answer(graph, result).ok
     assert "cpu_phases" not in result.counters and result.why == ""
     assert all("global_relabel" in entry for entry in result.trace)
+
+
+def test_a_rival_s_answer_ends_a_cpu_phase(monkeypatch):
+    """A CPU phase that would go on (here: until told to stop) ends when a rival answers, and
+    the rival's answer is gpu-sync's."""
+    monkeypatch.setattr(gpu_sync.Engine, "_cpu_pays",
+                        lambda engine, *seconds: engine.cpu is not None)
+    phases = []
+
+    def until_stopped(cpu, res, excess, active, update_first, stop_at_update, allowance,
+                      stop):
+        ends = time.perf_counter() + 30
+        while not stop[0] and time.perf_counter() < ends:
+            time.sleep(0.001)
+        phases.append(bool(stop[0]))
+        cpu.trace.append({"cpu_phase": len(cpu.trace) + 1, "outcome": "time up"})
+        return False
+
+    monkeypatch.setattr(gpu_sync.CpuFinish, "run", until_stopped)
+    graph = build_residual(generators.make("genrmf", a=5, b=7, seed=3))
+    started = time.perf_counter()
+    result = _gpu_sync_on("cpu", graph, rivals="hipr")
+    assert time.perf_counter() - started < 20 and phases == [True]
+    assert result.winner == "hipr" and check_answer(graph, result).ok

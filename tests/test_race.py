@@ -65,6 +65,24 @@ def test_the_first_to_finish_wins_and_stops_the_others_before_anyone_looks():
         assert race.winner().solver == "sooner" and race.winner() is None
 
 
+def test_a_flag_given_to_stopping_is_set_by_the_first_answer():
+    """gpu-sync's CPU phase ends with the race: the first answer sets the flag it holds, and
+    a flag given after an answer is set at once; outside the block it is left alone."""
+    with Race([_rival("quick", 0.05)], GRAPH) as race:
+        with race.stopping(np.zeros(1, np.uint8)) as flag:
+            ends = time.perf_counter() + 10
+            while not flag[0] and time.perf_counter() < ends:
+                time.sleep(0.001)
+            assert flag[0] == 1
+        with race.stopping(np.zeros(1, np.uint8)) as late:
+            assert late[0] == 1
+    with Race([_rival("slow", 0.2)], GRAPH) as race:
+        with race.stopping(np.zeros(1, np.uint8)) as left:
+            pass  # left before the answer
+        race.first()
+    assert left[0] == 0
+
+
 def test_races_reuse_their_threads():
     threads = []
     for _ in range(20):

@@ -87,8 +87,9 @@ class Window:
 
 
 class Engine:
-    """gpu-sync's GPU loop on one device. ``run(poll)`` calls ``poll()`` between launches (a
-    rival's answer, or None) and stops at the first answer it gives (kept as ``answer``).
+    """gpu-sync's GPU loop on one device. ``run(race)`` looks for a rival's answer between
+    launches (``race.winner()``) and stops at the first (kept as ``answer``); a CPU phase
+    ends with the race too (``race.stopping``).
     With the hand-over on (``cpu``), launches are windows too, and the host decides between
     them whether the CPU goes on instead (_cpu_phase)."""
 
@@ -110,6 +111,7 @@ class Engine:
         self.rounds_seconds = 0.0  # the rounds' launches since
         self.trace: list[dict] = []
         self.answer: SolveResult | None = None
+        self.race = None  # the Race that run() is given
         self.started = time.perf_counter()
         self.download_seconds = hand_over_download_seconds(graph, res, self.device.seconds)
         self.launch_seconds = float("inf")  # the shortest launch: its fixed cost, at most
@@ -118,9 +120,11 @@ class Engine:
         self.host_res: np.ndarray | None = None  # the residuals, once the host holds them
         self.finished_on_cpu = False
 
-    def run(self, poll) -> np.ndarray | None:
+    def run(self, race) -> np.ndarray | None:
         """Global relabels and rounds until a global relabel finds no active vertex or the
         CPU finishes: the stats then; None where a rival answered first."""
+        self.race = race
+        poll = race.winner
         stats = self._relabel(poll)
         while stats is not None and not self.finished_on_cpu and stats[gpu_sync_cpu.ACTIVE]:
             stats, seconds, rounds = self._launch(
@@ -133,8 +137,8 @@ class Engine:
             round_seconds = (seconds - self.launch_seconds) / max(rounds, 1)
             handed = active > 0 and self._cpu_pays(lambda cpu: active * cpu.vertex_seconds,
                                                    round_seconds)
-            if handed:
-                self._cpu_phase(active, from_labels=True)
+            if handed and not self._cpu_phase(active, from_labels=True):
+                return None
             if not self.finished_on_cpu and (handed or not active or stats[gpu_sync_cpu.STOP]):
                 stats = self._relabel(poll)
         return stats
@@ -155,7 +159,8 @@ class Engine:
             self.bfs_given_up = stats is not None and bool(stats[gpu_sync_cpu.BFS_OPEN])
             if not self.bfs_given_up:
                 return stats
-            self._cpu_phase(-1, from_labels=False)
+            if not self._cpu_phase(-1, from_labels=False):
+                return None
             if self.finished_on_cpu:
                 return stats
 
@@ -184,23 +189,29 @@ class Engine:
         estimate (`cpu_seconds` of the CpuFinish) is shorter than the device's seconds."""
         return self.cpu is not None and cpu_seconds(self.cpu) < device_seconds
 
-    def _cpu_phase(self, active: int, from_labels: bool) -> None:
+    def _cpu_phase(self, active: int, from_labels: bool) -> bool:
         """The preflow to the host, hipr on it (CpuFinish.run: from the device's labels, or
         from a global update of its own) for as long as stage 1 has run so far plus the
         transfers, and back unless hipr finished stage 1. A phase cut short at most doubles
         the time spent, and each is longer than all before it together: the CPU is never
-        starved, and a wrong guess costs at most what has been spent (a doubling strategy)."""
+        starved, and a wrong guess costs at most what has been spent (a doubling strategy).
+        False where a rival answered meanwhile (its answer stops hipr as well)."""
         narrow = self._host_residuals()[0]
         transfers = self.device.seconds["transfer"]
         self.device.download(narrow, self.excess, self.cpu.label)
         transfers = self.device.seconds["transfer"] - transfers
-        self.finished_on_cpu = self.cpu.run(
-            narrow, self.excess, active, not from_labels, not self.bfs_given_up,
-            self._elapsed() + transfers)
+        with self.race.stopping(np.zeros(1, np.uint8)) as stop:
+            self.finished_on_cpu = self.cpu.run(
+                narrow, self.excess, active, not from_labels, not self.bfs_given_up,
+                self._elapsed() + transfers, stop)
         self.trace.append(self.cpu.trace[-1] | {
             "after_global_relabel": sum("global_relabel" in entry for entry in self.trace)})
-        if not self.finished_on_cpu:
-            self.device.upload(narrow, self.excess)  # a global relabel left open starts over
+        if self.finished_on_cpu:
+            return True
+        if self._answered(self.race.winner):
+            return False
+        self.device.upload(narrow, self.excess)  # a global relabel left open starts over
+        return True
 
     def _elapsed(self) -> float:
         """Stage 1's seconds so far, from the upload on."""
@@ -290,12 +301,13 @@ class CpuFinish:
         return work_units(1, 1, self.params["beta"], self.graph) * self.unit_seconds
 
     def run(self, res: np.ndarray, excess: np.ndarray, active: int, update_first: bool,
-            stop_at_update: bool, allowance: float) -> bool:
+            stop_at_update: bool, allowance: float, stop: np.ndarray) -> bool:
         """hipr on (res, excess, self.label), from a global update where `update_first`,
-        until it is done, its next global update is due (where `stop_at_update`) or
-        `allowance` seconds have passed; True when it is done."""
+        until it is done, its next global update is due (where `stop_at_update`),
+        `allowance` seconds have passed or `stop` is set otherwise; True when it is done."""
         g, p, counters = self.graph, self.params, self.counters
-        stop = np.full(1, allowance <= 0, np.uint8)  # no time: stopped before it starts
+        if allowance <= 0:  # no time: stopped before it starts
+            stop[0] = 1
         timer = threading.Timer(allowance, stop.fill, (1,))
         pushes, relabels = int(counters[PUSHES]), int(counters[RELABELS])
         started = time.perf_counter()
@@ -358,7 +370,7 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     with Race(rivals, graph) as race:
         engine = Engine(graph, options, polled=bool(rivals))
         try:
-            stats = engine.run(race.winner)
+            stats = engine.run(race)
             if stats is not None:
                 res = engine.download()
         finally:
@@ -415,7 +427,8 @@ def compile_hand_over(params: dict) -> None:
         cpu = CpuFinish(graph, params, params["global_update_frequency"])
         cpu.label[:] = label
         for update_first in (False, True):
-            cpu.run(res.copy(), excess.copy(), 0, update_first, True, 60.0)
+            cpu.run(res.copy(), excess.copy(), 0, update_first, True, 60.0,
+                    np.zeros(1, np.uint8))
 
 
 register_with_kernels(
