@@ -4,6 +4,7 @@ a GPU (marked gpu) the kernels against the same invariants; the launch windows, 
 engine alone or raced by its rivals. The solver also runs in test_solvers with every other."""
 
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -312,6 +313,14 @@ def test_a_rival_s_answer_ends_a_cpu_phase(monkeypatch):
         return False
 
     monkeypatch.setattr(gpu_sync.CpuFinish, "run", until_stopped)
+    hipr = get_solver("hipr")
+
+    def later(graph, options):  # hipr, answering once the engine is well into its phase
+        time.sleep(0.3)
+        return hipr.solve(graph, hipr.resolve(SolveOptions()))
+
+    monkeypatch.setattr(gpu_sync, "entrants", lambda text, want_flow: [
+        (SimpleNamespace(name="hipr", solve=later), SolveOptions())])
     graph = build_residual(generators.make("genrmf", a=5, b=7, seed=3))
     started = time.perf_counter()
     result = _gpu_sync_on("cpu", graph, rivals="hipr")
