@@ -112,6 +112,7 @@ class Engine:
         self.trace: list[dict] = []
         self.answer: SolveResult | None = None
         self.race = None  # the Race that run() is given
+        self.global_relabels = 0
         self.started = time.perf_counter()
         self.download_seconds = hand_over_download_seconds(graph, res, self.device.seconds)
         self.launch_seconds = float("inf")  # the shortest launch: its fixed cost, at most
@@ -124,14 +125,13 @@ class Engine:
         """Global relabels and rounds until a global relabel finds no active vertex or the
         CPU finishes: the stats then; None where a rival answered first."""
         self.race = race
-        poll = race.winner
-        stats = self._relabel(poll)
+        stats = self._relabel()
         while stats is not None and not self.finished_on_cpu and stats[gpu_sync_cpu.ACTIVE]:
             stats, seconds, rounds = self._launch(
                 self.rounds, gpu_sync_cpu.ROUND, self.device.rounds, self.params["beta"],
                 self.budget, self._rounds_ns_left())
             self.rounds_seconds += seconds
-            if self._answered(poll):
+            if self._answered():
                 return None
             active = int(stats[gpu_sync_cpu.ACTIVE])
             round_seconds = (seconds - self.launch_seconds) / max(rounds, 1)
@@ -140,7 +140,7 @@ class Engine:
             if handed and not self._cpu_phase(active, from_labels=True):
                 return None
             if not self.finished_on_cpu and (handed or not active or stats[gpu_sync_cpu.STOP]):
-                stats = self._relabel(poll)
+                stats = self._relabel()
         return stats
 
     def _rounds_ns_left(self) -> int:
@@ -150,12 +150,12 @@ class Engine:
             return 2**62
         return max(1, int((self.relabel_seconds / self.frequency - self.rounds_seconds) * 1e9))
 
-    def _relabel(self, poll) -> np.ndarray | None:
+    def _relabel(self) -> np.ndarray | None:
         """A global relabel on the device, or hipr's own (from a global update on the CPU)
         where the device's BFS has run longer than the CPU's would take (_cpu_pays: an arc
         scan a unit of hi_pr's work): the stats after it, None where a rival answered."""
         while True:
-            stats = self._global_relabel(poll)
+            stats = self._global_relabel()
             self.bfs_given_up = stats is not None and bool(stats[gpu_sync_cpu.BFS_OPEN])
             if not self.bfs_given_up:
                 return stats
@@ -164,7 +164,7 @@ class Engine:
             if self.finished_on_cpu:
                 return stats
 
-    def _global_relabel(self, poll) -> np.ndarray | None:
+    def _global_relabel(self) -> np.ndarray | None:
         """One global relabel, in launches of a window's levels: the stats after it (still
         open where the CPU's BFS pays, see _relabel); None where a rival answered first."""
         self.relabel_seconds = 0.0
@@ -174,11 +174,12 @@ class Engine:
             self.relabel_seconds += seconds
             if not stats[gpu_sync_cpu.BFS_OPEN]:
                 self.rounds_seconds = 0.0
+                self.global_relabels += 1
                 self.trace.append({"global_relabel": len(self.trace) + 1,
                                    "rounds": int(stats[gpu_sync_cpu.ROUND]),
                                    "active": int(stats[gpu_sync_cpu.ACTIVE])})
                 return stats
-            if self._answered(poll):
+            if self._answered():
                 return None
             if self._cpu_pays(lambda cpu: self.arcs * cpu.unit_seconds + self.download_seconds,
                               self.relabel_seconds):
@@ -204,11 +205,10 @@ class Engine:
             self.finished_on_cpu = self.cpu.run(
                 narrow, self.excess, active, not from_labels, not self.bfs_given_up,
                 self._elapsed() + transfers, stop)
-        self.trace.append(self.cpu.trace[-1] | {
-            "after_global_relabel": sum("global_relabel" in entry for entry in self.trace)})
+        self.trace.append(self.cpu.trace[-1] | {"after_global_relabel": self.global_relabels})
         if self.finished_on_cpu:
             return True
-        if self._answered(self.race.winner):
+        if self._answered():
             return False
         self.device.upload(narrow, self.excess)  # a global relabel left open starts over
         return True
@@ -238,8 +238,8 @@ class Engine:
             widened(res)
         return res
 
-    def _answered(self, poll) -> bool:
-        self.answer = poll()
+    def _answered(self) -> bool:
+        self.answer = self.race.winner()
         return self.answer is not None
 
     def _launch(self, window: Window, slot: int, launch,
@@ -385,8 +385,7 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     flow_value = int(engine.excess[graph.sink])
     if options.want_flow:
         timed_stage_two(graph, res, engine.excess, times)
-    counters = SYNC_COUNTS.read(stats) | {"global_relabels": sum(
-        "global_relabel" in entry for entry in engine.trace)}
+    counters = SYNC_COUNTS.read(stats) | {"global_relabels": engine.global_relabels}
     if engine.cpu is not None:
         counters |= engine.cpu.counts()
         times["cpu"] = engine.cpu.seconds
