@@ -1,6 +1,7 @@
 """CPU solvers raced beside a GPU engine, or beside each other: each on a thread of its own
-(workers kept between races; for auto on the CPU, the calling thread runs the first), the
-first answer taken, the others told to stop at once.
+(workers kept between races), the first answer taken, the others told to stop at once. Or,
+for auto on the CPU, a relay: one at a time on the calling thread, the next taking over where
+one calls for help.
 
 Which algorithm is fastest depends on the shape of the network, and no rule read off its
 size or degrees says which in advance: on a path or Goldberg's bad case a GPU's synchronous
@@ -30,9 +31,8 @@ from maxflow_cli.result import SolveResult
 NO_RIVALS = "none"
 RIVALS = Parameter(
     "rivals", str, "hipr+hpf",
-    "CPU solvers that race, each on a thread of its own, joined by '+': beside gpu-sync's "
-    "GPU engine (none: the engine alone), or each other for auto without a GPU (the first "
-    "named on the calling thread); the first answer wins")
+    "CPU solvers that race gpu-sync's GPU engine, each on a thread of its own, joined by '+' "
+    "(none: the engine alone); the first answer wins")
 
 
 def rival_solvers() -> list[str]:
@@ -119,11 +119,12 @@ os.register_at_fork(after_in_child=_WORKERS.__init__)  # a child has none of the
 class Rival:
     """One solver, run by a worker until it answers or is stopped."""
 
-    def __init__(self, spec, options: SolveOptions, graph):
+    def __init__(self, spec, options: SolveOptions, graph, call_for_help=None):
         self.name = spec.name
         self.stop = np.zeros(1, np.uint8)
         self.answer: SolveResult | None = None
-        self._solve = partial(spec.solve, graph, replace(options, stop=self.stop))
+        self._solve = partial(spec.solve, graph, replace(options, stop=self.stop,
+                                                         call_for_help=call_for_help))
 
     def run(self, done) -> None:
         """Solve, then done(self, answer): None where the solver failed (out of memory, say)
@@ -138,11 +139,16 @@ class Rival:
 class Race:
     """Rivals, (spec, options) pairs, started on entry and stopped on exit; ``winner()``
     looks without waiting, ``first()`` waits. The first answer stops the others at once.
-    With `here`, first() runs the first rival on the calling thread, which would only wait
-    otherwise: it starts at once, where a worker takes a while to be scheduled."""
+    With `relay`, first() runs the rivals one at a time on the calling thread (which would
+    only wait otherwise): each until it answers, fails, or calls for help while another is
+    left (options.call_for_help: it is then stopped, and the next starts). On a machine of
+    few cores a second thread costs the first part of its core, so the next runs only where
+    the first can tell that the shape is bad for it (hpf: see
+    pseudoflow.hpf.help_bound). ``called_in`` says whether one took over."""
 
-    def __init__(self, rivals, graph, here: bool = False):
-        self._entrants, self._graph, self._here = rivals, graph, here
+    def __init__(self, rivals, graph, relay: bool = False):
+        self._entrants, self._graph, self._relay = rivals, graph, relay
+        self.called_in, self._running, self._relayed = False, 0, False
         self._finished: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._rivals: list[Rival] = []
@@ -151,11 +157,20 @@ class Race:
 
     def __enter__(self) -> "Race":
         self._started = time.perf_counter()
-        self._rivals = [Rival(spec, options, self._graph) for spec, options in self._entrants]
+        helped = self._call_for_help if self._relay else None
+        self._rivals = [Rival(spec, options, self._graph, helped)
+                        for spec, options in self._entrants]
         self._all = tuple(self._rivals)
-        for rival in self._all[1 if self._here else 0:]:
-            _WORKERS.run(partial(rival.run, self._done))
+        if not self._relay:
+            for rival in self._all:
+                _WORKERS.run(partial(rival.run, self._done))
         return self
+
+    def _call_for_help(self) -> None:
+        """The running rival of a relay is on a bad shape: it stops where another is left."""
+        if self._running + 1 < len(self._all):
+            self.called_in = True
+            self._all[self._running].stop[0] = 1
 
     def _done(self, rival: Rival, answer: SolveResult | None) -> None:
         """A rival's end, on its thread: the first answer is kept and stops the others; later
@@ -193,10 +208,13 @@ class Race:
         return None
 
     def first(self) -> SolveResult:
-        """Wait for the first answer (running the first rival here, with `here`)."""
-        if self._here:
-            self._here = False
-            self._all[0].run(self._done)
+        """Wait for the first answer (with `relay`, running the rivals here in turn)."""
+        if self._relay and not self._relayed:
+            self._relayed = True
+            for self._running, rival in enumerate(self._all):
+                rival.run(self._done)
+                if rival.answer is not None:
+                    break
         while self._rivals:
             if (answer := self._answer_of(self._finished.get())) is not None:
                 return answer
@@ -204,10 +222,13 @@ class Race:
 
     def _answer_of(self, rival: Rival) -> SolveResult | None:
         """A finished rival's answer, its stage 1 the wall time from the start of the race
-        until now, less its stage 2 (the flow, when asked for); None where it failed."""
+        until now, less its stage 2 (the flow, when asked for); its own times where it ran
+        alone (a relay's first); None where it failed."""
         self._rivals.remove(rival)
         if rival.answer is None:
             return None
+        if self._relay and rival is self._all[0] and not self.called_in:
+            return rival.answer
         return _timed(rival.answer, time.perf_counter() - self._started)
 
     def __exit__(self, *exc) -> None:

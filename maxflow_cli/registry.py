@@ -85,6 +85,9 @@ class SolveOptions:
     # A stoppable solver (SolverSpec.stoppable) returns soon after another thread sets
     # stop[0] (a race's loser); its answer is then incomplete. None: nobody stops it.
     stop: Any = None
+    # A relay's next rival (Race, relay): a solver that can tell that the shape is bad for
+    # it (hpf: its pushes) calls this once, and goes on unless stopped. None: nobody to call.
+    call_for_help: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,10 @@ from test_solvers import INSTANCES, assert_certified
 from maxflow_cli.check import check_answer
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.network import Network
-from maxflow_cli.pseudoflow.hpf import COUNTER_NAMES, hpf_phase_one, hpf_setup, settle_deficits
+from maxflow_cli import generators
+from maxflow_cli.pseudoflow.hpf import (COUNTER_NAMES, NO_BOUND, help_bound,
+                                        hpf_phase_one,
+                                        hpf_preflow, hpf_setup, settle_deficits)
 from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
 
@@ -59,14 +62,64 @@ def test_phase_one_lifts_the_source_side_of_a_minimum_cut(path, expected):
     graph = build_residual(read_network(str(path))[0])
     arrays, res = (graph.first, graph.head, graph.rev, graph.cap), graph.initial_residuals()
     excess, work = hpf_setup(*arrays, graph.arc_of_input, graph.source, graph.sink)
-    label = hpf_phase_one(*arrays, res, excess, work, graph.source, graph.sink,
-                          np.zeros(len(COUNTER_NAMES), np.int64), np.zeros(1, np.uint8))
+    label, paused = hpf_phase_one(*arrays, res, excess, work, graph.source, graph.sink,
+                                  np.zeros(len(COUNTER_NAMES), np.int64), np.zeros(1, np.uint8),
+                                  NO_BOUND, False)
+    assert not paused
     settle_deficits(*arrays, res, excess, graph.source, graph.sink)
     side = label == graph.n
     side[graph.source], side[graph.sink] = True, False
     network = graph.network
     crossing = side[network.tails] & ~side[network.heads]
     assert int(network.caps[crossing].sum()) == expected == int(excess[graph.sink])
+
+
+def _phase_one_paused_every(graph, pushes):
+    """Phase 1 paused each time `pushes` more pushes have passed (None: never) and resumed:
+    its labels, excesses and counters, and how many times it paused."""
+    arrays, res = (graph.first, graph.head, graph.rev, graph.cap), graph.initial_residuals()
+    excess, work = hpf_setup(*arrays, graph.arc_of_input, graph.source, graph.sink)
+    counters, stop = np.zeros(len(COUNTER_NAMES), np.int64), np.zeros(1, np.uint8)
+    bound, pauses, paused = (pushes, 0) if pushes else NO_BOUND, 0, False
+    while True:
+        label, paused = hpf_phase_one(*arrays, res, excess, work, graph.source, graph.sink,
+                                      counters, stop, bound, pauses > 0)
+        if not paused:
+            return label.copy(), excess, counters, pauses
+        pauses, bound = pauses + 1, (counters[COUNTER_NAMES.index("pushes")] + pushes, 0)
+
+
+@pytest.mark.parametrize("path", [VECTORS / "genrmf_a5_b7_c1-1_c2-10000_seed1.max",
+                                  VECTORS / "ac_n60_seed12345.max"], ids=["genrmf", "acyclic"])
+def test_a_paused_phase_one_resumes_where_it_stopped(path):
+    """Paused every 7 pushes and resumed, phase 1 does the same operations as without a
+    pause: the same labels, excesses and counts."""
+    graph = build_residual(read_network(str(path))[0])
+    label, excess, counters, _ = _phase_one_paused_every(graph, None)
+    label_p, excess_p, counters_p, pauses = _phase_one_paused_every(graph, 7)
+    assert pauses > 10
+    assert np.array_equal(label, label_p) and np.array_equal(excess, excess_p)
+    assert counters.tolist() == counters_p.tolist()
+
+
+@pytest.mark.parametrize("name,network,calls", [
+    ("goldberg-bad", generators.make("washington", function=10, dim1=500, dim2=0), 1),
+    ("genrmf", generators.make("genrmf", a=6, b=8, seed=1), 0),
+    ("grid", generators.make("grid", shape=(40, 40), connectivity=4, smoothness=32, seed=1), 0),
+])
+def test_phase_one_calls_for_help_where_its_pushes_pass_the_bound(name, network, calls):
+    """Goldberg's bad case pushes along paths of n/4 arcs (O(n^2) work): phase 1 calls for
+    help once, past help_bound (m, and log2 m pushes a strong root), and goes on to the same
+    answer; a genrmf and a grid push along short paths, and do not call."""
+    graph = build_residual(network)
+    called = []
+    excess, counters = hpf_preflow(graph, graph.initial_residuals(), None, {},
+                                   lambda: called.append(1))
+    assert len(called) == calls
+    pushes, per_root = help_bound(graph.m)
+    assert (counters["pushes"] > pushes + per_root * counters["strong_roots"]) == bool(calls)
+    arcs = zip(network.tails.tolist(), network.heads.tolist(), network.caps.tolist())
+    assert excess[graph.sink] == max_flow_value(network.n, network.source, network.sink, arcs)
 
 
 def test_phase_two_runs_only_when_a_flow_is_asked_for():

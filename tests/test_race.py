@@ -21,12 +21,20 @@ GRAPH = build_residual(Network.from_arcs(4, 0, 3, [(0, 1, 3), (1, 2, 2), (2, 3, 
                                                    (1, 3, 1)]))
 
 
-def _rival(name, seconds=0.0, fails=False, stopped=None):
+def _rival(name, seconds=0.0, fails=False, stopped=None, helped=None, ran=None):
     """A rival that answers 7 with residuals all `len(name)` after `seconds` (or fails),
-    looking at options.stop every millisecond; `stopped` is set if it was told to stop."""
+    looking at options.stop every millisecond; `stopped` is set if it was told to stop. It
+    calls options.call_for_help after `helped` seconds (None: never) and sets `ran` (an
+    event) when it starts."""
     def solve(graph, options):
-        ends = time.perf_counter() + seconds
-        while time.perf_counter() < ends:
+        nonlocal helped
+        started = time.perf_counter()
+        if ran is not None:
+            ran.set()
+        while time.perf_counter() < started + seconds:
+            if helped is not None and time.perf_counter() >= started + helped:
+                options.call_for_help()
+                helped = None
             if options.stop[0]:
                 stopped.set()
                 return None
@@ -93,20 +101,6 @@ def test_races_reuse_their_threads():
     assert len(threads) >= 20 and len(set(threads)) <= 10
 
 
-def test_here_the_calling_thread_runs_the_first_rival_until_another_answers():
-    stopped, threads = threading.Event(), []
-    started = time.perf_counter()
-    with Race([_on(threads, _rival("slow", 30, stopped=stopped)), _rival("quick", 0.05)],
-              GRAPH, here=True) as race:
-        assert race.first().solver == "quick" and stopped.is_set()
-    assert time.perf_counter() - started < 10 and threads == [threading.current_thread()]
-    stopped.clear()
-    with Race([_rival("quick", 0.05), _rival("slow", 30, stopped=stopped)], GRAPH,
-              here=True) as race:
-        assert race.first().solver == "quick"
-    assert stopped.wait(5)
-
-
 def _race_in_a_child():
     with Race([_rival("child", 0.01)], GRAPH) as race:
         assert race.first().solver == "child"
@@ -166,3 +160,27 @@ def test_rival_names():
     for text in ("hipr,hpf", "", "gpu-sync", "mpi"):
         with pytest.raises(ParameterError, match="cannot race"):
             rival_names(text)
+
+
+def test_a_relay_runs_the_next_rival_only_where_one_calls_for_help():
+    """auto on the CPU: the rivals run in turn on the calling thread. The first answers alone
+    and keeps its own times; where it calls for help it is stopped and the next takes over,
+    the race's wall time counting; where it fails, the next takes over too; the last one's
+    call is not answered."""
+    ran, threads = threading.Event(), []
+    with Race([_rival("alone", 0.05), _rival("next", 0.01, ran=ran)], GRAPH,
+              relay=True) as race:
+        answer = race.first()
+    assert (answer.solver, answer.times, race.called_in) == ("alone", {"stage1": 0.05}, False)
+    assert not ran.is_set()
+    stopped = threading.Event()
+    with Race([_on(threads, _rival("first", 30, stopped=stopped, helped=0.05)),
+               _on(threads, _rival("next", 0.1))], GRAPH, relay=True) as race:
+        answer = race.first()
+    assert (answer.solver, race.called_in) == ("next", True) and stopped.is_set()
+    assert 0.15 <= answer.times["stage1"] < 10
+    assert threads == [threading.current_thread()] * 2
+    with Race([_rival("broken", fails=True), _rival("late", 0.05)], GRAPH, relay=True) as race:
+        assert race.first().solver == "late" and not race.called_in
+    with Race([_rival("last", 0.1, helped=0.01)], GRAPH, relay=True) as race:
+        assert race.first().solver == "last" and not race.called_in

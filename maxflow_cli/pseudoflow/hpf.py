@@ -30,6 +30,8 @@ current out-of-tree arc), out (the out-of-tree arcs, the end of each vertex's), 
 (first, last, next strong root).
 """
 
+import math
+
 import numba
 import numpy as np
 
@@ -37,6 +39,19 @@ from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import timed
 
 NO_ARC = np.uint32(2**32 - 1)  # arc numbers stay below 2^31
+NO_BOUND = (2**62, 0)  # phase 1 never pauses (see help_bound)
+
+
+def help_bound(m: int) -> tuple[int, int]:
+    """(pushes, pushes per strong root): phase 1 calls for help (hpf_preflow) once its pushes
+    pass m plus log2 m a strong root processed. A merger pushes along the tree's path from
+    the merger arc to the root; where the trees grow deep, as on Goldberg's bad case (a path
+    of n/4 arcs a root) and Cheriyan's graph, its work is O(n^2), where push-relabel's is
+    O(m). On the suite's other shapes the pushes stayed under a third of that bound, up to
+    10 M arcs (README, "The CPU default"); the m pushes allowed beside it cover the first
+    roots, before their count says anything."""
+    return m, int(math.log2(max(m, 2)))
+
 
 # Slots of the counters array: mergers, pushes along tree arcs, splits (pushes that saturate
 # an arc and leave a new strong root), relabels, trees lifted at gaps, strong roots processed.
@@ -369,24 +384,31 @@ def _process_root(root, graph, res, excess, labels, tree, out, buckets, counters
 
 
 @numba.njit(cache=True, _nrt=False)
-def _phase_one(graph, res, excess, labels, tree, out, buckets, counters, stop):
-    """The main loop of phase 1, on the initial forest: strong roots processed, highest
-    label first, until none is left or stop[0] is set.
+def _phase_one(graph, res, excess, labels, tree, out, buckets, counters, stop, highest,
+               bound):
+    """The main loop of phase 1, on the forest: strong roots processed, highest label first
+    (from bucket `highest` down), until none is left or stop[0] is set, or (paused) the
+    pushes pass bound = (pushes, pushes per strong root processed); returns True when
+    paused. A pause leaves the forest and the
+    buckets as they are: the loop resumes from any `highest` at or above the highest strong
+    root's label and does the same operations.
 
     Compiled without Numba's reference counting (as Numba's own sort and string kernels
     are): it allocates nothing, and the counting of the arrays that its inlined helpers bind
     (atomic increments) took ten times the algorithm's own work."""
     label = labels[0]
     n = label.shape[0]
-    highest = 1
     while not stop[0]:
+        if counters[PUSHES] > bound[0] + bound[1] * counters[ROOTS]:
+            return True
         root, highest = _next_strong_root(highest, graph[0], labels, tree, buckets, counters)
         if root == n:
-            return
+            return False
         counters[ROOTS] += 1
         if _process_root(root, graph, res, excess, labels, tree, out, buckets, counters):
             highest = label[root]
             _enqueue(root, highest, buckets)
+    return False
 
 
 @numba.njit(cache=True, nogil=True)
@@ -440,31 +462,49 @@ def hpf_setup(first, head, rev, cap, arc_of_input, source, sink):
 
 
 @numba.njit(cache=True, nogil=True)
-def hpf_phase_one(first, head, rev, cap, res, excess, work, source, sink, counters, stop):
+def hpf_phase_one(first, head, rev, cap, res, excess, work, source, sink, counters, stop,
+                  bound, resume):
     """Phase 1 from hpf_setup's excesses and buffer `work`, as pseudo-max's clock times it:
-    the simple initialisation and the main loop. `res` (the capacities) and `excess` end as
-    a pseudoflow whose minimum cut is found (settle_deficits makes it a maximum preflow),
-    unless stop[0] is set before. Returns the labels: n on the minimum cut's source side."""
+    the simple initialisation (unless `resume`) and the main loop. `res` (the capacities) and
+    `excess` end as a pseudoflow whose minimum cut is found (settle_deficits makes it a
+    maximum preflow), unless stop[0] is set before, or the pushes pass `bound` (see
+    _phase_one; NO_BOUND: never): it then pauses, and called again with `resume`, goes on.
+    Returns
+    (the labels: n on the minimum cut's source side, whether it paused)."""
     n = excess.shape[0]
     graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), cap)
     labels, tree, buckets, out = _views(work, n)
-    _saturate_terminal_arcs(first, head, rev, res, excess, source, sink)
-    _file_strong_roots(excess, labels, buckets, source, sink)
-    _phase_one(graph, res, excess, labels, tree, out, buckets, counters, stop)
-    return labels[0].view(np.int32)
+    if not resume:
+        _saturate_terminal_arcs(first, head, rev, res, excess, source, sink)
+        _file_strong_roots(excess, labels, buckets, source, sink)
+    paused = _phase_one(graph, res, excess, labels, tree, out, buckets, counters, stop,
+                        n - 1 if resume else 1, bound)
+    return labels[0].view(np.int32), paused
 
 
-def hpf_preflow(graph: ResidualGraph, res: np.ndarray, stop, times: dict
-                ) -> tuple[np.ndarray, dict]:
+def hpf_preflow(graph: ResidualGraph, res: np.ndarray, stop, times: dict,
+                call_for_help=None) -> tuple[np.ndarray, dict]:
     """Phase 1 on `graph`, `res` updated in place to a maximum preflow (its sink excess the
     maximum flow value), unless `stop` (a flag array or None) is set first; the seconds of
-    its set-up, of phase 1 (stage1) and of settling the deficits into `times`. Returns the
-    excesses and the counters."""
+    its set-up, of phase 1 (stage1) and of settling the deficits into `times`. Once its
+    pushes pass help_bound(m), call_for_help() (when given) is called
+    and phase 1 goes on (until `stop`, which the call may set). Returns the excesses and the
+    counters."""
     arrays = (graph.first, graph.head, graph.rev, graph.cap)
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
     excess, work = timed(times, "setup", hpf_setup, *arrays, graph.arc_of_input,
                          graph.source, graph.sink)
-    timed(times, "stage1", hpf_phase_one, *arrays, res, excess, work, graph.source,
-          graph.sink, counters, np.zeros(1, np.uint8) if stop is None else stop)
+    flag = np.zeros(1, np.uint8) if stop is None else stop
+    bound = NO_BOUND if call_for_help is None else help_bound(graph.m)
+
+    def phase_one():
+        _, paused = hpf_phase_one(*arrays, res, excess, work, graph.source, graph.sink,
+                                  counters, flag, bound, False)
+        if paused:
+            call_for_help()
+            hpf_phase_one(*arrays, res, excess, work, graph.source, graph.sink, counters,
+                          flag, NO_BOUND, True)
+
+    timed(times, "stage1", phase_one)
     timed(times, "settle", settle_deficits, *arrays, res, excess, graph.source, graph.sink)
     return excess, dict(zip(COUNTER_NAMES, counters.tolist()))

@@ -11,10 +11,12 @@ from maxflow_cli.result import SolveResult
 def solve_hpf(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """Phase 1 (the minimum cut and the flow value; stage 1 as pseudo-max times it, its
     set-up and the settling of the deficits timed apart), then the flow recovered when one
-    is asked for: hi_pr's stage 2 returns the strong vertices' excesses to the source."""
+    is asked for: hi_pr's stage 2 returns the strong vertices' excesses to the source. Phase 1
+    calls options.call_for_help where its pushes pass the bound of a good shape."""
     res = graph.initial_residuals()
     times = {}
-    excess, counters = hpf_preflow(graph, res, options.stop, times)
+    excess, counters = hpf_preflow(graph, res, options.stop, times,
+                                   options.call_for_help)
     return answer_from_preflow("hpf", graph, res, excess, counters, times, options)
 
 
