@@ -11,13 +11,19 @@ from fixtures import DATA, ROOT, VECTORS
 from oracle import max_flow_value
 from test_solvers import INSTANCES, assert_certified
 
+from maxflow_cli import generators
 from maxflow_cli.check import check_answer
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.network import Network
-from maxflow_cli import generators
-from maxflow_cli.pseudoflow.hpf import (COUNTER_NAMES, NO_BOUND, help_bound,
-                                        hpf_phase_one,
-                                        hpf_preflow, hpf_setup, settle_deficits)
+from maxflow_cli.pseudoflow.hpf import (
+    COUNTER_NAMES,
+    NO_BOUND,
+    help_bound,
+    hpf_phase_one,
+    hpf_preflow,
+    hpf_setup,
+    settle_deficits,
+)
 from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
 
