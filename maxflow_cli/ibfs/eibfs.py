@@ -44,6 +44,10 @@ _search_jit = numba.njit(cache=True, _nrt=False)
 """The search's functions allocate nothing, so they run without Numba's reference counting:
 with it, every call that passes arrays on counts references to them atomically, which took
 three quarters of the search's time."""
+_inline_jit = numba.njit(cache=True, _nrt=False, inline="always")
+"""The search's steps called once a growth, augmentation or orphan, inlined where they are
+called (in Numba's IR): a call that LLVM does not inline passes each of its arrays field by
+field, about a hundred arguments, which took a third of the search's time on the grids."""
 
 # Rows of `tree` (int32): the parent arc (in the vertex's own arc range), the first son, the
 # next vertex in a list of sons or of a bucket, the previous one in a three-pass bucket, the
@@ -226,7 +230,7 @@ def _free_orphan(label, tree, excess, stamps, active, state, counters, x, side, 
         label[x] = 0
 
 
-@_search_jit
+@_inline_jit
 def _augment_path(head, rev, res, open_back, label, tree, excess, buckets, state, counters, x,
                   amount, side):
     """Move `amount` between x and its root along tree arcs (IBFS's augmentation, one tree);
@@ -260,7 +264,7 @@ def _orphan_imbalanced(label, tree, excess, buckets, state, x, side):
     return distance
 
 
-@_search_jit
+@_inline_jit
 def _augment_excess(head, rev, res, open_back, label, tree, excess, buckets, state, counters, x,
                     amount, side):
     """EIBFS's push towards the root: x receives `amount` (or holds its imbalance, amount 0)
@@ -291,7 +295,7 @@ def _augment_excess(head, rev, res, open_back, label, tree, excess, buckets, sta
     return lowest
 
 
-@_search_jit
+@_inline_jit
 def _augment_excesses(first, head, rev, res, open_back, label, tree, excess, stamps, buckets,
                       active, state, counters, side):
     """Push every filed imbalance towards its root, highest level first, adopting the
@@ -324,7 +328,7 @@ def _augment_excesses(first, head, rev, res, open_back, label, tree, excess, sta
         _free_orphan(label, tree, excess, stamps, active, state, counters, x, side, True)
 
 
-@_search_jit
+@_inline_jit
 def _adopt_at_level(first, head, rev, res, open_back, label, tree, counters, x, side):
     """Look for a parent one level closer to the root, from x's parent arc onwards when
     that arc is its current arc (else from its first arc); True if one was found."""
@@ -358,7 +362,7 @@ def _orphan_sons(label, tree, excess, buckets, state, x, side, excesses):
     tree[FIRST_SON, x] = NONE
 
 
-@_search_jit
+@_inline_jit
 def _relabel(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active, state,
              counters, x, side, excesses):
     """Attach x below its closest neighbour in the tree that can feed it (T: that it can
@@ -395,7 +399,7 @@ def _count_orphan(stamps, state, counters, x, side):
     return 1
 
 
-@_search_jit
+@_inline_jit
 def _adoption(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active, state,
               counters, from_level, to_top, side, excesses):
     """Process the orphans level by level from `from_level` (EIBFS: while below the
@@ -439,7 +443,7 @@ def _adoption(first, head, rev, res, open_back, label, tree, excess, stamps, buc
                     state, counters, three_pass_level, side, excesses)
 
 
-@_search_jit
+@_inline_jit
 def _three_pass_parent(first, head, rev, res, open_back, label, tree, excess, buckets, state, x,
                        level, side, excesses):
     """Pass 2 of three-pass relabelling: x's closest neighbour still attached (or a root)
@@ -467,7 +471,7 @@ def _three_pass_parent(first, head, rev, res, open_back, label, tree, excess, bu
     return True
 
 
-@_search_jit
+@_inline_jit
 def _lower_sons(first, head, rev, res, open_back, label, tree, excess, buckets, state, x, side,
                 excesses):
     """Pass 3: neighbours x can feed (T: that can feed x) waiting at a higher level, or
@@ -486,7 +490,7 @@ def _lower_sons(first, head, rev, res, open_back, label, tree, excess, buckets, 
                 _add_three_pass(label, tree, buckets, state, y, side)
 
 
-@_search_jit
+@_inline_jit
 def _three_pass(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active,
                 state, counters, from_level, side, excesses):
     """Three-pass relabelling (IBFS, ESA 2011): the orphans, raised one level and filed by
@@ -526,7 +530,7 @@ def _root_capacity(head, rev, res, tree, excess, x, limit, side):
     return min(limit, side * excess[x]), x
 
 
-@_search_jit
+@_inline_jit
 def _augment(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active, state,
              counters, bridge, excesses):
     """Augment on `bridge`, an arc from S to T. EIBFS pushes its whole residual capacity
@@ -551,23 +555,23 @@ def _augment(first, head, rev, res, open_back, label, tree, excess, stamps, buck
                 amount = min(amount, t_amount)
     _push(res, rev, open_back, bridge, amount)
     counters[PUSHES] += 1
+    path = whole_path or amount == 1
     for side in (-1, 1):
         x = t_end if side < 0 else s_end
-        if whole_path or amount == 1:
+        if path:
             lowest = _augment_path(head, rev, res, open_back, label, tree, excess, buckets, state,
                                    counters, x, amount, side)
-            _adoption(first, head, rev, res, open_back, label, tree, excess, stamps, buckets,
-                      active, state, counters, lowest, True, side, excesses)
         else:
             lowest = _augment_excess(head, rev, res, open_back, label, tree, excess, buckets, state,
                                      counters, x, amount, side)
-            _adoption(first, head, rev, res, open_back, label, tree, excess, stamps, buckets,
-                      active, state, counters, lowest, False, side, True)
+        _adoption(first, head, rev, res, open_back, label, tree, excess, stamps, buckets,
+                  active, state, counters, lowest, path, side, excesses or not path)
+        if not path:
             _augment_excesses(first, head, rev, res, open_back, label, tree, excess, stamps,
                               buckets, active, state, counters, side)
 
 
-@_search_jit
+@_inline_jit
 def _growth(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active, state,
             counters, side, excesses):
     """One BFS step of the tree of `side`: scan the vertices of its previous top level,
