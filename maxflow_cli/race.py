@@ -61,11 +61,11 @@ def entrants(text: str, want_flow: bool) -> list:
             for spec in map(get_solver, rival_names(text))]
 
 
-def prepare(entrants: list) -> float:
+def prepare(entrants: list, relay: bool = False) -> float:
     """Compile each rival as it races (with a stop flag) and start the threads they will run
-    on: the seconds it took."""
+    on (none for a relay, which runs them on the calling thread): the seconds it took."""
     started = time.perf_counter()
-    _WORKERS.reserve(len(entrants))
+    _WORKERS.reserve(0 if relay else len(entrants))
     return time.perf_counter() - started + sum(
         spec.prepare(replace(options, stop=np.zeros(1, np.uint8))) for spec, options in entrants)
 

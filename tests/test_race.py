@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from maxflow_cli import generators
+from maxflow_cli import generators, race
 from maxflow_cli.errors import MaxflowError, ParameterError
 from maxflow_cli.network import Network
 from maxflow_cli.race import Race, entrants, rival_names, rival_solvers
@@ -184,3 +184,14 @@ def test_a_relay_runs_the_next_rival_only_where_one_calls_for_help():
         assert race.first().solver == "late" and not race.called_in
     with Race([_rival("last", 0.1, helped=0.01)], GRAPH, relay=True) as race:
         assert race.first().solver == "last" and not race.called_in
+
+
+def test_a_relay_starts_no_worker_threads(monkeypatch):
+    """auto on the CPU runs its rivals on the calling thread: its compile step starts no
+    worker, where a race's starts one a rival."""
+    monkeypatch.setattr(race, "_WORKERS", race._Workers())
+    before = threading.active_count()
+    race.prepare(entrants("hpf+hipr", False), relay=True)
+    assert threading.active_count() == before
+    race.prepare(entrants("hpf+hipr", False))
+    assert threading.active_count() == before + 2

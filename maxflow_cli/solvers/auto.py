@@ -51,7 +51,7 @@ def prepare_auto(options: SolveOptions) -> float:
     """Compile what the race runs: gpu-sync with its rivals, or the rivals."""
     if options.device == "gpu":
         return get_solver("gpu-sync").prepare(_gpu_sync_options(options))
-    return prepare_rivals(_cpu_rivals(options))
+    return prepare_rivals(_cpu_rivals(options), relay=True)
 
 
 def _gpu_sync_options(options: SolveOptions) -> SolveOptions:
