@@ -148,7 +148,7 @@ class Race:
 
     def __init__(self, rivals, graph, relay: bool = False):
         self._entrants, self._graph, self._relay = rivals, graph, relay
-        self.called_in, self._running, self._relayed = False, 0, False
+        self.called_in, self._running = False, 0
         self._finished: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._rivals: list[Rival] = []
@@ -208,9 +208,9 @@ class Race:
         return None
 
     def first(self) -> SolveResult:
-        """Wait for the first answer (with `relay`, running the rivals here in turn)."""
-        if self._relay and not self._relayed:
-            self._relayed = True
+        """Wait for the first answer (with `relay`, running the rivals here in turn); called
+        once a race."""
+        if self._relay:
             for self._running, rival in enumerate(self._all):
                 rival.run(self._done)
                 if rival.answer is not None:

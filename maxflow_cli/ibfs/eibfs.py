@@ -47,7 +47,7 @@ three quarters of the search's time."""
 _inline_jit = numba.njit(cache=True, _nrt=False, inline="always")
 """The search's steps called once a growth, augmentation or orphan, inlined where they are
 called (in Numba's IR): a call that LLVM does not inline passes each of its arrays field by
-field, about a hundred arguments, which took a third of the search's time on the grids."""
+field, about a hundred arguments, which took two fifths of the search's time on the grids."""
 
 # Rows of `tree` (int32): the parent arc (in the vertex's own arc range), the first son, the
 # next vertex in a list of sons or of a bucket, the previous one in a three-pass bucket, the

@@ -389,9 +389,8 @@ def _phase_one(graph, res, excess, labels, tree, out, buckets, counters, stop, h
     """The main loop of phase 1, on the forest: strong roots processed, highest label first
     (from bucket `highest` down), until none is left or stop[0] is set, or (paused) the
     pushes pass bound = (pushes, pushes per strong root processed); returns True when
-    paused. A pause leaves the forest and the
-    buckets as they are: the loop resumes from any `highest` at or above the highest strong
-    root's label and does the same operations.
+    paused. A pause leaves the forest and the buckets as they are: the loop resumes from any
+    `highest` at or above the highest strong root's label and does the same operations.
 
     Compiled without Numba's reference counting (as Numba's own sort and string kernels
     are): it allocates nothing, and the counting of the arrays that its inlined helpers bind
@@ -469,8 +468,7 @@ def hpf_phase_one(first, head, rev, cap, res, excess, work, source, sink, counte
     `excess` end as a pseudoflow whose minimum cut is found (settle_deficits makes it a
     maximum preflow), unless stop[0] is set before, or the pushes pass `bound` (see
     _phase_one; NO_BOUND: never): it then pauses, and called again with `resume`, goes on.
-    Returns
-    (the labels: n on the minimum cut's source side, whether it paused)."""
+    Returns (the labels: n on the minimum cut's source side, whether it paused)."""
     n = excess.shape[0]
     graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), cap)
     labels, tree, buckets, out = _views(work, n)
@@ -487,9 +485,8 @@ def hpf_preflow(graph: ResidualGraph, res: np.ndarray, stop, times: dict,
     """Phase 1 on `graph`, `res` updated in place to a maximum preflow (its sink excess the
     maximum flow value), unless `stop` (a flag array or None) is set first; the seconds of
     its set-up, of phase 1 (stage1) and of settling the deficits into `times`. Once its
-    pushes pass help_bound(m), call_for_help() (when given) is called
-    and phase 1 goes on (until `stop`, which the call may set). Returns the excesses and the
-    counters."""
+    pushes pass help_bound(m), call_for_help() (when given) is called and phase 1 goes on
+    (until `stop`, which the call may set). Returns the excesses and the counters."""
     arrays = (graph.first, graph.head, graph.rev, graph.cap)
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
     excess, work = timed(times, "setup", hpf_setup, *arrays, graph.arc_of_input,

@@ -48,7 +48,7 @@ def _cpu_why(rivals: list, called_in: bool, winner: str) -> str:
 
 
 def prepare_auto(options: SolveOptions) -> float:
-    """Compile what the race runs: gpu-sync with its rivals, or the rivals."""
+    """Compile what runs: gpu-sync with its rivals, or the rivals of the relay."""
     if options.device == "gpu":
         return get_solver("gpu-sync").prepare(_gpu_sync_options(options))
     return prepare_rivals(_cpu_rivals(options), relay=True)
@@ -60,10 +60,10 @@ def _gpu_sync_options(options: SolveOptions) -> SolveOptions:
 
 
 def _cpu_rivals(options: SolveOptions) -> list:
-    """The rivals of a race on the CPU: at least one."""
+    """The rivals of a relay on the CPU: at least one."""
     rivals = entrants(options.params["rivals"], options.want_flow)
     if not rivals:
-        raise ParameterError("--rivals none: auto on the CPU races its rivals alone; name one "
+        raise ParameterError("--rivals none: auto on the CPU runs its rivals in turn; name one "
                              "at least (hpf+hipr by default)")
     return rivals
 
