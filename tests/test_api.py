@@ -53,7 +53,7 @@ def test_agrees_with_networkx(network, solver):
         assume("sum past" not in str(error))
         raise
     assert result.flow_value == networkx_value(network)
-    assert result.solver == solver if solver else result.solver in ("hipr", "hpf")
+    assert result.solver == solver if solver else result.solver in ("hipr", "hpf", "eibfs")
     assert result.device == "cpu" and ("no GPU is used" in result.why) == (solver is None)
     assert result.source_side.shape == (network.n,) and result.flows.dtype == np.int64
     assert_flow_and_cut(network, result)

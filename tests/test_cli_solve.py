@@ -21,11 +21,15 @@ def run(*args, input=None):
     return CliRunner().invoke(main, ["solve", *args], input=input)
 
 
-def test_prints_the_flow_value_times_and_counters():
-    result = run(CLRS)
+@pytest.mark.parametrize("solver,counters", [
+    ((), ("pushes", "orphans", "augmentations")),  # auto: eibfs answers on so small a graph
+    (("--solver", "hpf"), ("pushes", "relabels", "gaps")),
+])
+def test_prints_the_flow_value_times_and_counters(solver, counters):
+    result = run(CLRS, *solver)
     assert result.exit_code == 0, result.output
     assert "flow value 23" in result.output
-    for word in ("read", "build", "compile", "stage1", "pushes", "relabels", "gaps"):
+    for word in ("read", "build", "compile", "stage1", *counters):
         assert word in result.output
 
 
@@ -199,14 +203,16 @@ def test_auto_calls_hipr_in_on_goldbergs_bad_case(monkeypatch, tmp_path):
     assert report["winner"] == "hipr" and report["check"]["ok"] is True
 
 
-def test_auto_runs_on_the_cpu_without_a_gpu_and_says_what_answered(monkeypatch):
+def test_auto_runs_on_the_cpu_without_a_gpu_and_says_what_answered(monkeypatch, tmp_path):
     monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
-    report = json.loads(run(CLRS, "--json").output)
-    assert (report["solver"], report["device"], report["flow_value"]) == ("auto", "cpu", 23)
-    assert report["winner"] == "hpf"
+    path = tmp_path / "genrmf.max"
+    assert CliRunner().invoke(main, ["gen", "genrmf", "--a", "4", "--b", "6", "--seed", "1",
+                                     "-o", str(path)]).exit_code == 0
+    report = json.loads(run(str(path), "--json").output)
+    assert (report["solver"], report["device"], report["winner"]) == ("auto", "cpu", "hpf")
     assert report["why"] == ("no GPU is used: hpf ran on the CPU (hipr would take over if it "
                              "called for help; it did not)")
-    assert "answered by hpf: no GPU is used" in run(CLRS).output
+    assert "answered by hpf: no GPU is used" in run(str(path)).output
     report = json.loads(run(CLRS, "--json", "--rivals", "hipr").output)
     assert report["winner"] == "hipr" and report["params"] == {"rivals": "hipr"}
     assert report["why"] == "no GPU is used: hipr ran on the CPU"
@@ -344,3 +350,43 @@ def test_gpu_sync_alone_says_when_hipr_finished_on_the_cpu():
     never = run("washington:function=10,dim1=300,dim2=0", "--solver", "gpu-sync", "--device",
                 "cpu", "--rivals", "none", "--hand-over", "never").output
     assert "flow value 300" in never and "answered by" not in never
+
+
+@pytest.mark.parametrize("generate,first", [
+    (["grid", "--shape", "32x32", "--connectivity", "8", "--seed", "2"], "eibfs"),
+    (["washington", "--function", "4", "--dim1", "300", "--dim2", "5"], "eibfs"),  # matching
+    (["washington", "--function", "9", "--dim1", "300"], "hpf"),  # a path, all into the sink
+    (["acyclic-dense", "--n", "200", "--seed", "1"], "hpf"),  # terminal arcs at all, dense
+    (["genrmf", "--a", "4", "--b", "6", "--seed", "1"], "hpf"),
+])
+def test_auto_runs_eibfs_first_where_terminal_arcs_reach_most_vertices(monkeypatch, tmp_path,
+                                                                          generate, first):
+    """Without a GPU: eibfs first on grids and matchings (source and sink arcs at most
+    vertices, few arcs a vertex), and says so; hpf on a path that drains into the sink at
+    every vertex, on a complete acyclic network, and on a genrmf."""
+    monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
+    path = tmp_path / "net.max"
+    generated = CliRunner().invoke(main, ["gen", *generate, "-o", str(path)])
+    assert generated.exit_code == 0, generated.output
+    report = json.loads(run(str(path), "--json", "--check").output)
+    assert report["winner"] == first and report["check"]["ok"] is True
+    assert report["why"].startswith(f"no GPU is used: {first} ran on the CPU")
+    assert ("as on vision grids (hpf and hipr would take over" in report["why"]) == (
+        first == "eibfs")
+
+
+def test_auto_on_a_grid_goes_on_with_hpf_where_eibfs_calls_for_help(monkeypatch, tmp_path):
+    """The relay after eibfs: told that its work passed the bound at once, eibfs stops and
+    hpf answers."""
+    from maxflow_cli.solvers import eibfs
+
+    monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
+    monkeypatch.setattr(eibfs, "help_bound", lambda m: -1)
+    path = tmp_path / "grid.max"
+    assert CliRunner().invoke(main, ["gen", "grid", "--shape", "24x24", "--connectivity", "4",
+                                     "--seed", "1", "-o", str(path)]).exit_code == 0
+    report = json.loads(run(str(path), "--json", "--check", "--rivals", "hpf+hipr").output)
+    assert report["winner"] == "hpf" and report["check"]["ok"] is True
+    assert report["why"].startswith("no GPU is used: eibfs ran on the CPU, since the source's")
+    assert report["why"].endswith("vision grids and called for help (the shape is bad for it), "
+                                  "and hpf took over")

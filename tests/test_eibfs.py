@@ -2,18 +2,27 @@
 (parallel, zero, self-loops, into the source, out of the sink, source to sink), and the
 deficits EIBFS leaves without sink capacity, sent back so that stage 1 ends in a preflow."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from fixtures import DATA, VECTORS
 
+from maxflow_cli import generators
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.check import check_answer
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.ibfs.eibfs import COUNTER_NAMES, _inner_offsets
+from maxflow_cli.ibfs.eibfs import (
+    COUNTER_NAMES,
+    _inner_offsets,
+    _return_deficits,
+    _return_deficits_locally,
+    help_bound,
+)
 from maxflow_cli.network import Network
 from maxflow_cli.registry import SolveOptions, get_solver
-from maxflow_cli.residual import build_residual
+from maxflow_cli.residual import INPUT_ORDER, build_residual
 
 VARIANTS = ("eibfs", "ibfs")
 
@@ -136,3 +145,53 @@ def test_inner_degrees_count_each_input_arc_between_inner_vertices_at_both_ends(
             degree[[u, v]] += 1
     first = _inner_offsets(graph.first, graph.head, 0, 4)
     assert np.diff(first).tolist() == degree.tolist() == [0, 3, 4, 3, 0]
+
+
+def cycle_with_a_deficit():
+    """s -> v (1 unit), v <-> w a cycle carrying a million units, v -> x (2 units), x -> t:
+    v sends one unit more than it receives, and its first out-arc is the cycle's."""
+    s, v, w, x, t = range(5)
+    network = Network(5, s, t, np.array([v, w, s, v, x]), np.array([w, v, v, x, t]),
+                      np.array([10**6, 10**6, 1, 2, 2]))
+    graph = build_residual(network, INPUT_ORDER)
+    res = graph.initial_residuals()
+    flow = np.array([10**6, 10**6, 1, 2, 2])
+    for i, a in enumerate(graph.arc_of_input):
+        res[a] -= flow[i]
+        res[graph.rev[a]] += flow[i]
+    excess = np.array([-1, -1, 0, 0, 2], np.int64)
+    return graph, res, excess
+
+
+def test_a_deficit_going_round_a_cycle_of_flow_is_sent_back_over_the_whole_graph():
+    """Taken off the cycle first, the unit would go round it a million times: the local
+    return gives up within its bound, and the whole graph's stage two ends it."""
+    graph, res, excess = cycle_with_a_deficit()
+    arrays = (graph.first, graph.head, graph.cap, res, graph.rev)
+    assert not _return_deficits_locally(*arrays, excess.copy(), graph.source, graph.sink)
+    _return_deficits(graph.first, graph.head, graph.rev, graph.cap, res, excess, graph.source,
+                     graph.sink)
+    assert excess[1:4].min() >= 0 and excess[4] == 1
+    assert (res >= 0).all() and (res[graph.arc_of_input] <= graph.cap[graph.arc_of_input]).all()
+
+
+@pytest.mark.parametrize("name,network,calls", [
+    ("dinic-bad", generators.make("washington", function=9, dim1=400, dim2=0), 1),
+    ("square-mesh", generators.make("washington", function=5, dim1=30, dim2=5, seed=1), 1),
+    ("grid", generators.make("grid", shape=(40, 40), connectivity=4, smoothness=32, seed=1), 0),
+    ("matching", generators.make("washington", function=4, dim1=500, dim2=5, seed=1), 0),
+])
+def test_the_search_calls_for_help_where_its_work_passes_the_bound(name, network, calls):
+    """On a path every augmentation walks the path (O(n^2) work), and on a mesh the trees
+    grow deep: the search calls for help once, past help_bound, and goes on to the same
+    answer; on a grid and a matching its trees stay shallow, and it does not call."""
+    graph = build_residual(network)
+    spec, called = get_solver("eibfs"), []
+    options = replace(spec.resolve(SolveOptions()), call_for_help=lambda: called.append(1))
+    result = spec.solve(graph, options)
+    assert len(called) == calls
+    c = result.counters
+    work = c["growths_s"] + c["growths_t"] + c["pushes"] + c["orphans"]
+    assert (work > help_bound(graph.m)) == bool(calls)
+    assert result.flow_value == solve(network).flow_value
+    assert check_answer(graph, result).ok

@@ -140,7 +140,7 @@ def test_real_rivals_answer_the_maximum_flow():
     assert set(answer.times) == {"stage1", "stage2"}
 
 
-@pytest.mark.parametrize("name", ["hipr", "hpf"])
+@pytest.mark.parametrize("name", ["hipr", "hpf", "eibfs"])
 def test_a_rival_stops_when_told(name):
     """Told to stop before it starts, a rival returns at its first look, without stage 2:
     its flow value (what reached the sink so far) falls short of the maximum."""

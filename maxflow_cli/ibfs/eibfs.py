@@ -40,6 +40,18 @@ NONE = np.uint32(2**32 - 1)
 select on each access of the search's inner loops, which the authors' pointers do without."""
 ONE = np.uint32(1)  # a step along the arcs that keeps the arc number unsigned
 
+NO_BOUND = 2**62  # the search never pauses (see help_bound)
+
+
+def help_bound(m: int) -> int:
+    """The search calls for help (maxflow_cli.solvers.eibfs) once its work (_work: growths,
+    pushes and orphans) passes 3m. Where the trees stay shallow, as on vision grids and
+    matchings, it stayed under 1.5m to the end; where they grow deep and paths long, as on
+    a path or the Washington lines and meshes, it went past 5m and the search was 3.5 to
+    2,000 times hpf's time (README, "The CPU default")."""
+    return 3 * m
+
+
 _search_jit = numba.njit(cache=True, _nrt=False)
 """The search's functions allocate nothing, so they run without Numba's reference counting:
 with it, every call that passes arrays on counts references to them atomically, which took
@@ -605,19 +617,28 @@ def _growth(first, head, rev, res, open_back, label, tree, excess, stamps, bucke
 
 
 @_search_jit
+def _work(counters):
+    """The search's steps so far: vertices scanned by growths, arcs pushed along, orphans."""
+    return counters[GROWTHS_S] + counters[GROWTHS_T] + counters[PUSHES] + counters[ORPHANS]
+
+
+@_search_jit
 def _search(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active, state,
-            counters, excesses):
+            counters, excesses, stop, bound, side):
     """The authors' computeMaxFlow: growth steps until a tree's top level is empty; the
-    next step grows T when T made fewer orphans (or as many, after an S step)."""
-    side = 1
+    next step grows T when T made fewer orphans (or as many, after an S step). Starts with
+    the tree of `side` (1: S); returns 0 at the end, or, where stop[0] is set or the work
+    passes `bound` first (_work; checked a growth step), the side to resume with."""
     while True:
+        if stop[0] or _work(counters) > bound:
+            return side
         row = S_ROW if side > 0 else T_ROW
         state[row], state[SPARE_ROW] = state[SPARE_ROW], state[row]
         state[TOP_S if side > 0 else TOP_T] += 1
         _growth(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active,
                 state, counters, side, excesses)
         if state[LENGTH + state[S_ROW]] == 0 or state[LENGTH + state[T_ROW]] == 0:
-            return
+            return 0
         unique_s, unique_t = state[UNIQUE_S], state[UNIQUE_T]
         side = -1 if unique_t < unique_s or (unique_t == unique_s and side > 0) else 1
 
@@ -702,9 +723,54 @@ def _settle_sink_arcs(first, head, rev, cap, res, excess, sink_capacity, source,
 
 @numba.njit(cache=True)
 def _return_deficits(first, head, rev, cap, res, excess, source, sink):
-    """Send unbacked deficits back along the flow out of their vertices: hi_pr's stage two
-    on the transposed graph (each arc's residual is its reverse's), where a deficit is an
-    excess and the sink plays the source."""
+    """Send unbacked deficits back along the flow out of their vertices: where they are
+    (_return_deficits_locally), or, where that passes its bound, over the whole graph."""
+    if not _return_deficits_locally(first, head, cap, res, rev, excess, source, sink):
+        _return_deficits_globally(first, head, rev, cap, res, excess, source, sink)
+
+
+@numba.njit(cache=True)
+def _return_deficits_locally(first, head, cap, res, rev, excess, source, sink):
+    """Each vertex in deficit takes its deficit off the flow on its out-arcs, which may put
+    their heads in deficit in turn, until none is left: the work stays near the few
+    vertices in deficit, where the whole graph's stage two cost twice the search on grids.
+    Every step takes flow off an arc, so it ends; but a deficit can go round a cycle of
+    flow many times, so it gives up (False) after 2m arc steps, leaving a valid state to
+    finish from."""
+    n = first.shape[0] - 1
+    waiting = np.empty(n, np.uint32)
+    count = 0
+    for v in range(n):
+        if excess[v] < 0 and v != source and v != sink:
+            waiting[count] = v
+            count += 1
+    steps, budget = 0, head.shape[0]
+    while count:
+        count -= 1
+        v = waiting[count]
+        a = first[v]
+        while excess[v] < 0:
+            steps += 1
+            if a == first[v + 1] or steps > budget:
+                return False
+            taken = min(cap[a] - res[a], -excess[v])
+            if taken > 0:
+                w = head[a]
+                res[a] += taken
+                res[rev[a]] -= taken
+                excess[v] += taken
+                if excess[w] >= 0 and excess[w] < taken and w != source and w != sink:
+                    waiting[count] = w
+                    count += 1
+                excess[w] -= taken
+            a += 1
+    return True
+
+
+@numba.njit(cache=True)
+def _return_deficits_globally(first, head, rev, cap, res, excess, source, sink):
+    """hi_pr's stage two on the transposed graph (each arc's residual is its reverse's),
+    where a deficit is an excess and the sink plays the source."""
     transposed = res[rev]
     negated = -excess
     hipr_stage_two(first, head, rev, transposed, cap[rev], negated, sink, source)
@@ -789,8 +855,8 @@ def eibfs_setup(first, head, rev, cap, res, source, sink, arc_of_input):
 
 eibfs_search = _search
 """The authors' computeMaxFlow, what their clock times: eibfs_search(first, head, rev, res,
-open_back, label, tree, excess, stamps, buckets, active, state, counters, excesses) on
-eibfs_setup's state, EIBFS with `excesses`, else IBFS."""
+open_back, label, tree, excess, stamps, buckets, active, state, counters, excesses, stop,
+bound, side) on eibfs_setup's state, EIBFS with `excesses`, else IBFS; see _search."""
 
 
 @numba.njit(cache=True)

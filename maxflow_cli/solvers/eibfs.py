@@ -3,7 +3,14 @@
 
 import numpy as np
 
-from maxflow_cli.ibfs.eibfs import COUNTER_NAMES, eibfs_search, eibfs_settle, eibfs_setup
+from maxflow_cli.ibfs.eibfs import (
+    COUNTER_NAMES,
+    NO_BOUND,
+    eibfs_search,
+    eibfs_settle,
+    eibfs_setup,
+    help_bound,
+)
 from maxflow_cli.pushrelabel.highest_label import answer_from_preflow
 from maxflow_cli.registry import Parameter, SolveOptions, register_compiled
 from maxflow_cli.residual import ResidualGraph
@@ -26,18 +33,31 @@ def solve_eibfs(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     state = timed(times, "setup", eibfs_setup, *arrays, res, graph.source, graph.sink,
                   graph.arc_of_input)
     search, (sink_capacity, outer) = state[:12], state[12:]
-    timed(times, "stage1", eibfs_search, *search, counters,
-          options.params["variant"] == "eibfs")
+    timed(times, "stage1", _search, search, counters, options, graph.m)
     excess, inner_res = search[7], search[3]
+    if options.stop is not None and options.stop[0]:
+        return answer_from_preflow("eibfs", graph, res, excess, {}, times, options)  # dropped
     excess[graph.sink] = timed(times, "settle", eibfs_settle, *arrays, res, inner_res, outer,
                                excess, sink_capacity, graph.source, graph.sink, counters)
     return answer_from_preflow("eibfs", graph, res, excess,
                                dict(zip(COUNTER_NAMES, counters.tolist())), times, options)
 
 
+def _search(search: tuple, counters: np.ndarray, options: SolveOptions, m: int) -> None:
+    """The search until it ends or options.stop is set; where its work passes help_bound(m)
+    first, options.call_for_help() is called once (when given) and it goes on."""
+    stop = np.zeros(1, np.uint8) if options.stop is None else options.stop
+    excesses = options.params["variant"] == "eibfs"
+    bound = NO_BOUND if options.call_for_help is None else help_bound(m)
+    side = eibfs_search(*search, counters, excesses, stop, bound, 1)
+    if side and not stop[0]:
+        options.call_for_help()
+        eibfs_search(*search, counters, excesses, stop, NO_BOUND, side)
+
+
 register_compiled(
     "eibfs", "excesses incremental breadth-first search: two BFS trees grown from the "
     "excesses and the deficits (IBFS with --variant ibfs)",
     "Goldberg, Hed, Kaplan, Kohli, Tarjan & Werneck, ESA 2015 (EIBFS); Goldberg, Hed, "
-    "Kaplan, Tarjan & Werneck, ESA 2011 (IBFS)", solve_eibfs, (VARIANT,),
+    "Kaplan, Tarjan & Werneck, ESA 2011 (IBFS)", solve_eibfs, (VARIANT,), stoppable=True,
     in_default_bench=False)  # made for vision grids, which the default (quick) suite lacks
