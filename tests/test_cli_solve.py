@@ -22,8 +22,8 @@ def run(*args, input=None):
 
 
 @pytest.mark.parametrize("solver,counters", [
-    ((), ("pushes", "orphans", "augmentations")),  # auto: eibfs answers on so small a graph
-    (("--solver", "hpf"), ("pushes", "relabels", "gaps")),
+    ((), ("pushes", "relabels", "gaps")),  # auto: hpf answers
+    (("--solver", "eibfs"), ("pushes", "orphans", "augmentations")),
 ])
 def test_prints_the_flow_value_times_and_counters(solver, counters):
     result = run(CLRS, *solver)
@@ -354,7 +354,8 @@ def test_gpu_sync_alone_says_when_hipr_finished_on_the_cpu():
 
 @pytest.mark.parametrize("generate,first", [
     (["grid", "--shape", "32x32", "--connectivity", "8", "--seed", "2"], "eibfs"),
-    (["washington", "--function", "4", "--dim1", "300", "--dim2", "5"], "eibfs"),  # matching
+    (["washington", "--function", "4", "--dim1", "600", "--dim2", "5"], "eibfs"),  # matching
+    (["grid", "--shape", "30x30", "--connectivity", "4", "--seed", "1"], "hpf"),  # 900 pixels
     (["washington", "--function", "9", "--dim1", "300"], "hpf"),  # a path, all into the sink
     (["acyclic-dense", "--n", "200", "--seed", "1"], "hpf"),  # terminal arcs at all, dense
     (["genrmf", "--a", "4", "--b", "6", "--seed", "1"], "hpf"),
@@ -362,8 +363,9 @@ def test_gpu_sync_alone_says_when_hipr_finished_on_the_cpu():
 def test_auto_runs_eibfs_first_where_terminal_arcs_reach_most_vertices(monkeypatch, tmp_path,
                                                                           generate, first):
     """Without a GPU: eibfs first on grids and matchings (source and sink arcs at most
-    vertices, few arcs a vertex), and says so; hpf on a path that drains into the sink at
-    every vertex, on a complete acyclic network, and on a genrmf."""
+    vertices, few arcs a vertex, a thousand vertices at least), and says so; hpf on a
+    smaller grid, on a path that drains into the sink at every vertex, on a complete acyclic
+    network, and on a genrmf."""
     monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
     path = tmp_path / "net.max"
     generated = CliRunner().invoke(main, ["gen", *generate, "-o", str(path)])
@@ -383,10 +385,35 @@ def test_auto_on_a_grid_goes_on_with_hpf_where_eibfs_calls_for_help(monkeypatch,
     monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
     monkeypatch.setattr(eibfs, "help_bound", lambda m: -1)
     path = tmp_path / "grid.max"
-    assert CliRunner().invoke(main, ["gen", "grid", "--shape", "24x24", "--connectivity", "4",
+    assert CliRunner().invoke(main, ["gen", "grid", "--shape", "40x40", "--connectivity", "4",
                                      "--seed", "1", "-o", str(path)]).exit_code == 0
     report = json.loads(run(str(path), "--json", "--check", "--rivals", "hpf+hipr").output)
     assert report["winner"] == "hpf" and report["check"]["ok"] is True
     assert report["why"].startswith("no GPU is used: eibfs ran on the CPU, since the source's")
     assert report["why"].endswith("vision grids and called for help (the shape is bad for it), "
                                   "and hpf took over")
+
+
+def test_auto_compiles_eibfs_only_where_it_runs_first(monkeypatch):
+    """auto's compile step leaves eibfs out; the first solve that runs it first compiles it,
+    outside stage 1, and reports that as its compile time; later solves do not."""
+    from maxflow_cli import generators
+    from maxflow_cli.registry import SolveOptions, get_solver
+    from maxflow_cli.residual import build_residual
+    from maxflow_cli.solvers import auto
+
+    compiled = []
+    monkeypatch.setattr(auto, "_COMPILED", set())
+    monkeypatch.setattr(auto, "prepare_rivals", lambda rivals, relay: compiled.append(
+        [spec.name for spec, _ in rivals]) or 0.5)
+    spec = get_solver("auto")
+    options = spec.resolve(SolveOptions(device="cpu"))
+    spec.prepare(options)
+    assert compiled == [["hpf", "hipr"]]
+    genrmf = build_residual(generators.make("genrmf", a=4, b=6, seed=1))
+    assert "compile" not in spec.solve(genrmf, options).times and len(compiled) == 1
+    grid = build_residual(generators.make("grid", shape=(40, 40), connectivity=4,
+                                          smoothness=32, seed=1))
+    first, again = (spec.solve(grid, options) for _ in range(2))
+    assert compiled[1:] == [["eibfs"]] and first.winner == again.winner == "eibfs"
+    assert first.times["compile"] == 0.5 and "compile" not in again.times
