@@ -417,3 +417,21 @@ def test_auto_compiles_eibfs_only_where_it_runs_first(monkeypatch):
     first, again = (spec.solve(grid, options) for _ in range(2))
     assert compiled[1:] == [["eibfs"]] and first.winner == again.winner == "eibfs"
     assert first.times["compile"] == 0.5 and "compile" not in again.times
+
+
+def test_solve_adds_the_compile_of_the_solver_auto_chose(monkeypatch, tmp_path):
+    """maxflow solve's compile phase: its own (the reader's and auto's rivals'), plus what
+    auto compiled when it chose eibfs."""
+    from maxflow_cli.solvers import auto
+
+    monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
+    monkeypatch.setattr(auto, "_COMPILED", set())
+    monkeypatch.setattr(auto, "prepare_rivals",  # eibfs's compile "takes" 100 s
+                        lambda rivals, relay: 100.0 * (rivals[0][0].name == "eibfs"))
+    path = tmp_path / "grid.max"
+    assert CliRunner().invoke(main, ["gen", "grid", "--shape", "40x40", "--connectivity", "4",
+                                     "--seed", "1", "-o", str(path)]).exit_code == 0
+    report = json.loads(run(str(path), "--json").output)
+    assert report["winner"] == "eibfs" and report["times"]["compile"] >= 100
+    report = json.loads(run(str(path), "--json").output)
+    assert report["winner"] == "eibfs" and report["times"]["compile"] < 100
