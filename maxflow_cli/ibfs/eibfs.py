@@ -46,7 +46,7 @@ NO_BOUND = 2**62  # the search never pauses (see help_bound)
 def help_bound(m: int) -> int:
     """The search calls for help (maxflow_cli.solvers.eibfs) once its work (_work: growths,
     pushes and orphans) passes 3m. Where the trees stay shallow, as on vision grids and
-    matchings, it stayed under 1.5m to the end; where they grow deep and paths long, as on
+    matchings, it reached at most 1.5m by the end; where they grow deep and paths long, as on
     a path or the Washington lines and meshes, it went past 5m and the search was 3.5 to
     2,000 times hpf's time (README, "The CPU default")."""
     return 3 * m
