@@ -90,6 +90,22 @@ class SolveOptions:
     call_for_help: Callable[[], None] | None = None
 
 
+def search_calling_for_help(step: Callable, start, bound, no_bound, stop,
+                            call_for_help: Callable[[], None] | None) -> None:
+    """A search that can pause (hpf's phase 1, eibfs's search) run for a relay:
+    step(bound, state) runs from `state` (`start` at first) until it ends, stop[0] is set or
+    its work passes `bound`, and returns the state to resume from (falsy where it ended).
+    Where it paused at the bound, call_for_help() is called once and the search goes on
+    without one (until stop[0], which the call may set). No bound where nobody is called."""
+    if call_for_help is None:
+        step(no_bound, start)
+        return
+    state = step(bound, start)
+    if state and not stop[0]:
+        call_for_help()
+        step(no_bound, state)
+
+
 @dataclass(frozen=True)
 class SolverSpec:
     name: str

@@ -14,6 +14,7 @@ from maxflow_cli.kernels import devices
 from maxflow_cli.registry import DEFAULT_SOLVER, solvers
 
 CLRS = str(DATA / "clrs.max")
+GRID_40 = "grid:shape=40x40,connectivity=4,seed=1"  # a vision grid, made in memory
 MAXFLOW = [sys.executable, "-m", "maxflow_cli"]  # with cwd outside the checkout (test_cli.py)
 
 
@@ -189,30 +190,24 @@ def test_a_gpu_solver_without_a_gpu_fails_unless_asked_for_its_twin(monkeypatch,
     assert result.exit_code == 0 and f"{name} on cpu" in result.output, result.output
 
 
-def test_auto_calls_hipr_in_on_goldbergs_bad_case(monkeypatch, tmp_path):
+def test_auto_calls_hipr_in_on_goldbergs_bad_case(monkeypatch):
     """Without a GPU, hpf's pushes pass the bound on Goldberg's bad case (n/8 an arc): hipr
     takes over, and its answer is certified."""
     monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
-    path = tmp_path / "goldberg.max"
-    generated = CliRunner().invoke(main, ["gen", "washington", "--function", "10", "--dim1", "400",
-                                          "-o", str(path)])
-    assert generated.exit_code == 0, generated.output
-    report = json.loads(run(str(path), "--json", "--check").output)
+    report = json.loads(run("washington:function=10,dim1=400", "--json", "--check").output)
     assert report["why"] == ("no GPU is used: hpf ran on the CPU and called for help (the shape "
                              "is bad for it), and hipr took over")
     assert report["winner"] == "hipr" and report["check"]["ok"] is True
 
 
-def test_auto_runs_on_the_cpu_without_a_gpu_and_says_what_answered(monkeypatch, tmp_path):
+def test_auto_runs_on_the_cpu_without_a_gpu_and_says_what_answered(monkeypatch):
     monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
-    path = tmp_path / "genrmf.max"
-    assert CliRunner().invoke(main, ["gen", "genrmf", "--a", "4", "--b", "6", "--seed", "1",
-                                     "-o", str(path)]).exit_code == 0
-    report = json.loads(run(str(path), "--json").output)
+    genrmf = "genrmf:a=4,b=6,seed=1"
+    report = json.loads(run(genrmf, "--json").output)
     assert (report["solver"], report["device"], report["winner"]) == ("auto", "cpu", "hpf")
     assert report["why"] == ("no GPU is used: hpf ran on the CPU (hipr would take over if it "
                              "called for help; it did not)")
-    assert "answered by hpf: no GPU is used" in run(str(path)).output
+    assert "answered by hpf: no GPU is used" in run(genrmf).output
     report = json.loads(run(CLRS, "--json", "--rivals", "hipr").output)
     assert report["winner"] == "hipr" and report["params"] == {"rivals": "hipr"}
     assert report["why"] == "no GPU is used: hipr ran on the CPU"
@@ -352,42 +347,36 @@ def test_gpu_sync_alone_says_when_hipr_finished_on_the_cpu():
     assert "flow value 300" in never and "answered by" not in never
 
 
-@pytest.mark.parametrize("generate,first", [
-    (["grid", "--shape", "32x32", "--connectivity", "8", "--seed", "2"], "eibfs"),
-    (["washington", "--function", "4", "--dim1", "600", "--dim2", "5"], "eibfs"),  # matching
-    (["grid", "--shape", "30x30", "--connectivity", "4", "--seed", "1"], "hpf"),  # 900 pixels
-    (["washington", "--function", "9", "--dim1", "300"], "hpf"),  # a path, all into the sink
-    (["acyclic-dense", "--n", "200", "--seed", "1"], "hpf"),  # terminal arcs at all, dense
-    (["genrmf", "--a", "4", "--b", "6", "--seed", "1"], "hpf"),
+@pytest.mark.parametrize("instance,first", [
+    ("grid:shape=32x32,connectivity=8,seed=2", "eibfs"),
+    ("washington:function=4,dim1=600,dim2=5", "eibfs"),  # matching
+    ("grid:shape=30x30,connectivity=4,seed=1", "hpf"),  # 900 pixels
+    ("washington:function=9,dim1=300", "hpf"),  # a path, all into the sink
+    ("acyclic-dense:n=200,seed=1", "hpf"),  # terminal arcs at all, dense
+    ("genrmf:a=4,b=6,seed=1", "hpf"),
 ])
-def test_auto_runs_eibfs_first_where_terminal_arcs_reach_most_vertices(monkeypatch, tmp_path,
-                                                                          generate, first):
+def test_auto_runs_eibfs_first_where_terminal_arcs_reach_most_vertices(monkeypatch, instance,
+                                                                          first):
     """Without a GPU: eibfs first on grids and matchings (source and sink arcs at most
     vertices, few arcs a vertex, a thousand vertices at least), and says so; hpf on a
     smaller grid, on a path that drains into the sink at every vertex, on a complete acyclic
     network, and on a genrmf."""
     monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
-    path = tmp_path / "net.max"
-    generated = CliRunner().invoke(main, ["gen", *generate, "-o", str(path)])
-    assert generated.exit_code == 0, generated.output
-    report = json.loads(run(str(path), "--json", "--check").output)
+    report = json.loads(run(instance, "--json", "--check").output)
     assert report["winner"] == first and report["check"]["ok"] is True
     assert report["why"].startswith(f"no GPU is used: {first} ran on the CPU")
     assert ("as on vision grids (hpf and hipr would take over" in report["why"]) == (
         first == "eibfs")
 
 
-def test_auto_on_a_grid_goes_on_with_hpf_where_eibfs_calls_for_help(monkeypatch, tmp_path):
+def test_auto_on_a_grid_goes_on_with_hpf_where_eibfs_calls_for_help(monkeypatch):
     """The relay after eibfs: told that its work passed the bound at once, eibfs stops and
     hpf answers."""
     from maxflow_cli.solvers import eibfs
 
     monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
     monkeypatch.setattr(eibfs, "help_bound", lambda m: -1)
-    path = tmp_path / "grid.max"
-    assert CliRunner().invoke(main, ["gen", "grid", "--shape", "40x40", "--connectivity", "4",
-                                     "--seed", "1", "-o", str(path)]).exit_code == 0
-    report = json.loads(run(str(path), "--json", "--check", "--rivals", "hpf+hipr").output)
+    report = json.loads(run(GRID_40, "--json", "--check", "--rivals", "hpf+hipr").output)
     assert report["winner"] == "hpf" and report["check"]["ok"] is True
     assert report["why"].startswith("no GPU is used: eibfs ran on the CPU, since the source's")
     assert report["why"].endswith("vision grids and called for help (the shape is bad for it), "
@@ -397,7 +386,7 @@ def test_auto_on_a_grid_goes_on_with_hpf_where_eibfs_calls_for_help(monkeypatch,
 def test_auto_compiles_eibfs_only_where_it_runs_first(monkeypatch):
     """auto's compile step leaves eibfs out; the first solve that runs it first compiles it,
     outside stage 1, and reports that as its compile time; later solves do not."""
-    from maxflow_cli import generators
+    from maxflow_cli.bench.instances import parse_instance
     from maxflow_cli.registry import SolveOptions, get_solver
     from maxflow_cli.residual import build_residual
     from maxflow_cli.solvers import auto
@@ -410,16 +399,15 @@ def test_auto_compiles_eibfs_only_where_it_runs_first(monkeypatch):
     options = spec.resolve(SolveOptions(device="cpu"))
     spec.prepare(options)
     assert compiled == [["hpf", "hipr"]]
-    genrmf = build_residual(generators.make("genrmf", a=4, b=6, seed=1))
+    genrmf = build_residual(parse_instance("genrmf:a=4,b=6,seed=1")[0].load()[0])
     assert "compile" not in spec.solve(genrmf, options).times and len(compiled) == 1
-    grid = build_residual(generators.make("grid", shape=(40, 40), connectivity=4,
-                                          smoothness=32, seed=1))
+    grid = build_residual(parse_instance(GRID_40)[0].load()[0])
     first, again = (spec.solve(grid, options) for _ in range(2))
     assert compiled[1:] == [["eibfs"]] and first.winner == again.winner == "eibfs"
     assert first.times["compile"] == 0.5 and "compile" not in again.times
 
 
-def test_solve_adds_the_compile_of_the_solver_auto_chose(monkeypatch, tmp_path):
+def test_solve_adds_the_compile_of_the_solver_auto_chose(monkeypatch):
     """maxflow solve's compile phase: its own (the reader's and auto's rivals'), plus what
     auto compiled when it chose eibfs."""
     from maxflow_cli.solvers import auto
@@ -428,10 +416,7 @@ def test_solve_adds_the_compile_of_the_solver_auto_chose(monkeypatch, tmp_path):
     monkeypatch.setattr(auto, "_COMPILED", set())
     monkeypatch.setattr(auto, "prepare_rivals",  # eibfs's compile "takes" 100 s
                         lambda rivals, relay: 100.0 * (rivals[0][0].name == "eibfs"))
-    path = tmp_path / "grid.max"
-    assert CliRunner().invoke(main, ["gen", "grid", "--shape", "40x40", "--connectivity", "4",
-                                     "--seed", "1", "-o", str(path)]).exit_code == 0
-    report = json.loads(run(str(path), "--json").output)
+    report = json.loads(run(GRID_40, "--json").output)
     assert report["winner"] == "eibfs" and report["times"]["compile"] >= 100
-    report = json.loads(run(str(path), "--json").output)
+    report = json.loads(run(GRID_40, "--json").output)
     assert report["winner"] == "eibfs" and report["times"]["compile"] < 100

@@ -35,6 +35,7 @@ import math
 import numba
 import numpy as np
 
+from maxflow_cli.registry import search_calling_for_help
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import timed
 
@@ -492,16 +493,12 @@ def hpf_preflow(graph: ResidualGraph, res: np.ndarray, stop, times: dict,
     excess, work = timed(times, "setup", hpf_setup, *arrays, graph.arc_of_input,
                          graph.source, graph.sink)
     flag = np.zeros(1, np.uint8) if stop is None else stop
-    bound = NO_BOUND if call_for_help is None else help_bound(graph.m)
 
-    def phase_one():
-        _, paused = hpf_phase_one(*arrays, res, excess, work, graph.source, graph.sink,
-                                  counters, flag, bound, False)
-        if paused:
-            call_for_help()
-            hpf_phase_one(*arrays, res, excess, work, graph.source, graph.sink, counters,
-                          flag, NO_BOUND, True)
+    def step(bound, resume: bool) -> bool:
+        return hpf_phase_one(*arrays, res, excess, work, graph.source, graph.sink, counters,
+                             flag, bound, resume)[1]
 
-    timed(times, "stage1", phase_one)
+    timed(times, "stage1", search_calling_for_help, step, False, help_bound(graph.m),
+          NO_BOUND, flag, call_for_help)
     timed(times, "settle", settle_deficits, *arrays, res, excess, graph.source, graph.sink)
     return excess, dict(zip(COUNTER_NAMES, counters.tolist()))

@@ -12,7 +12,12 @@ from maxflow_cli.ibfs.eibfs import (
     help_bound,
 )
 from maxflow_cli.pushrelabel.highest_label import answer_from_preflow
-from maxflow_cli.registry import Parameter, SolveOptions, register_compiled
+from maxflow_cli.registry import (
+    Parameter,
+    SolveOptions,
+    register_compiled,
+    search_calling_for_help,
+)
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult, timed
 
@@ -48,11 +53,9 @@ def _search(search: tuple, counters: np.ndarray, options: SolveOptions, m: int) 
     first, options.call_for_help() is called once (when given) and it goes on."""
     stop = np.zeros(1, np.uint8) if options.stop is None else options.stop
     excesses = options.params["variant"] == "eibfs"
-    bound = NO_BOUND if options.call_for_help is None else help_bound(m)
-    side = eibfs_search(*search, counters, excesses, stop, bound, 1)
-    if side and not stop[0]:
-        options.call_for_help()
-        eibfs_search(*search, counters, excesses, stop, NO_BOUND, side)
+    search_calling_for_help(
+        lambda bound, side: eibfs_search(*search, counters, excesses, stop, bound, side), 1,
+        help_bound(m), NO_BOUND, stop, options.call_for_help)
 
 
 register_compiled(
