@@ -15,6 +15,7 @@ Vision grids are ``grid-c<connectivity>-<W>x<H>[x<D>]``, small, medium and large
 
 from dataclasses import dataclass, replace
 
+from maxflow_cli import memory
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.generators import acyclic_dense, genrmf, grid, washington, washington_rlg
 from maxflow_cli.generators.family import Family, Flag, Parameter
@@ -96,7 +97,8 @@ BILLION = [
     # 32-bit int, and twice it (the largest residual) in gpu-sync's 32-bit residuals.
     Preset("genrmf-wide-585", "genrmf", dict(a=585, b=585, c1=1, c2=3000)),
 ]
-"""About 10^9 arcs each, under the 2^30 - 1 input arcs that 32-bit arc indices allow."""
+"""About 10^9 arcs each, under the 2^30 - 32 input arcs that 32-bit arc numbers index
+(limits.MAX_NARROW_ARCS): 24 bytes an arc on the GPU, where 64-bit ones take 32."""
 
 
 def _washington_presets() -> list[Preset]:
@@ -155,9 +157,14 @@ def preset(name: str) -> Preset:
 
 def make(family_name: str, **params) -> Network:
     """Generate in memory, the capacities int32 where they fit (narrowed): ``make("genrmf",
-    a=8, b=64, c1=1, c2=10000, seed=3)``."""
+    a=8, b=64, c1=1, c2=10000, seed=3)``. A network the memory cannot hold is refused before
+    it is generated (MaxflowError, with the figures)."""
     chosen = family(family_name)
-    network = chosen.make(**chosen.complete(params))
+    complete = chosen.complete(params)
+    chosen.check(**complete)
+    n, m, _ = chosen.size(**complete)
+    memory.require(chosen.bytes_per_arc * m, f"{chosen.name}: {n:,} vertices and {m:,} arcs")
+    network = chosen.make(**complete)
     return replace(network, caps=narrowed(network.caps))
 
 

@@ -18,7 +18,8 @@
 // Work is mapped to degree: a group of `width` lanes of a warp (a power of two up to 32, from
 // the mean degree: 8 on Washington-RLG, 32 on acyclic-dense) takes each listed vertex, a lane
 // per arc, so that the loads of its arcs are in flight together.
-// RES_T (int or long long) is the residual type, chosen by the host from the capacities.
+// RES_T (int or long long) is the residual type, chosen by the host from the capacities;
+// ARC_T (int, or long long past 2^31 - 1 residual arcs) the type of arc numbers (first, rev).
 // Numba twin: gpu_sync_cpu.py (same steps, vertices of a round in parallel on CPU threads).
 
 #include <cooperative_groups.h>
@@ -29,6 +30,9 @@ namespace cg = cooperative_groups;
 
 #ifndef RES_T
 #define RES_T long long
+#endif
+#ifndef ARC_T
+#define ARC_T int
 #endif
 
 #define BLOCK 512
@@ -156,8 +160,8 @@ static __device__ __forceinline__ long long group_broadcast(Group g, long long v
 // Labels w = level + 1 through the arcs a, a + width, ... (up to UNROLL of them, below end) of
 // a frontier vertex, for each open arc (w, u); queues each w once. The loads of all of them
 // are issued before the first label is claimed.
-static __device__ __forceinline__ void visit(long long a, int end, int width, int level, int n,
-                                             int source, const int *head, const int *rev,
+static __device__ __forceinline__ void visit(long long a, ARC_T end, int width, int level,
+                                             int n, int source, const int *head, const ARC_T *rev,
                                              const RES_T *res, int *label, int *next,
                                              long long *next_count)
 {
@@ -183,8 +187,9 @@ static __device__ __forceinline__ void visit(long long a, int end, int width, in
 // BFS is done, the list of active vertices (excess > 0, label < n) for round ROUND.
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 global_relabel_kernel(int n, int source, int sink, int width, int max_levels,
-                      const int *first, const int *head, const int *rev, const RES_T *res,
-                      const long long *excess, int *label, int *queued, int *list0,
+                      const ARC_T *first, const int *head, const ARC_T *rev,
+                      const RES_T *res, const long long *excess, int *label, int *queued,
+                      int *list0,
                       int *list1, long long *stats)
 {
     int threads = gridDim.x * blockDim.x;
@@ -228,7 +233,7 @@ global_relabel_kernel(int n, int source, int sink, int width, int max_levels,
         int groups = threads / lanes;
         for (long long i = id / lanes; i < count && id < groups * lanes; i += groups) {
             int u = frontier[i];
-            int end = first[u + 1];
+            ARC_T end = first[u + 1];
             for (long long a = first[u] + id % lanes; a < end; a += UNROLL * lanes)
                 visit(a, end, lanes, level, n, source, head, rev, res, label, next, next_count);
         }
@@ -271,9 +276,9 @@ static __device__ __forceinline__ void enqueue(int v, int round, int *queued, in
 
 // Moves delta along arc a of u (u's group alone lowers res[a] and e(u)) and queues the head
 // when it turned active.
-static __device__ __forceinline__ void push(int u, int a, long long delta, int round, int n,
+static __device__ __forceinline__ void push(int u, ARC_T a, long long delta, int round, int n,
                                             int source, int sink, const int *head,
-                                            const int *rev, RES_T *res, long long *excess,
+                                            const ARC_T *rev, RES_T *res, long long *excess,
                                             const int *label, int *queued, int *next,
                                             long long *next_count)
 {
@@ -293,20 +298,20 @@ static __device__ __forceinline__ void push(int u, int a, long long delta, int r
 // calls it with the same u; the values that steer the loop are the group's alike. Returns
 // the work done (arcs scanned, beta per relabel) on rank 0; counts pushes and relabels.
 static __device__ long long discharge(Group g, int u, int round, int n, int source, int sink,
-                                      int beta, const int *first, const int *head,
-                                      const int *rev, RES_T *res, long long *excess,
+                                      int beta, const ARC_T *first, const int *head,
+                                      const ARC_T *rev, RES_T *res, long long *excess,
                                       int *label, int *queued, int *next,
                                       long long *next_count, unsigned int *pushes,
                                       unsigned int *relabels)
 {
-    int begin = first[u], end = first[u + 1];
+    ARC_T begin = first[u], end = first[u + 1];
     int h = fresh(&label[u]);
     long long e = group_broadcast(g, fresh(&excess[u]));
     long long work = 0;
     for (int step = 0; step < MAX_STEPS && e > 0 && h < n; ++step) {
         int lowest = 2 * n;
 #pragma unroll 4  // UNROLL
-        for (int a = begin + g.rank; a < end; a += g.width) {
+        for (ARC_T a = begin + g.rank; a < end; a += g.width) {
             int l = fresh(&label[__ldg(&head[a])]);  // loaded whatever the residual: in flight
             if (fresh(&res[a]) > 0)                   // together with it
                 lowest = min(lowest, l);
@@ -316,8 +321,8 @@ static __device__ long long discharge(Group g, int u, int round, int n, int sour
         if (lowest >= 2 * n)
             break;  // the pushes that gave u its excess are not visible yet
         if (h > lowest) {
-            for (int chunk = begin; chunk < end && e > 0; chunk += g.width) {
-                int a = chunk + g.rank;
+            for (ARC_T chunk = begin; chunk < end && e > 0; chunk += g.width) {
+                ARC_T a = chunk + g.rank;
                 long long r = 0;
                 if (a < end) {
                     r = fresh(&res[a]);
@@ -360,8 +365,8 @@ static __device__ long long discharge(Group g, int u, int round, int n, int sour
 // (r + 1) % 2: the vertices that stay active and those its pushes made active.
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 rounds_kernel(int n, int source, int sink, int width, int beta, long long budget,
-              long long max_ns, int max_rounds, const int *first, const int *head,
-              const int *rev, RES_T *res, long long *excess, int *label, int *queued,
+              long long max_ns, int max_rounds, const ARC_T *first, const int *head,
+              const ARC_T *rev, RES_T *res, long long *excess, int *label, int *queued,
               int *list0, int *list1, long long *stats)
 {
     int threads = gridDim.x * blockDim.x;

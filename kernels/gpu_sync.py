@@ -4,10 +4,11 @@ run one persistent kernel and return the stats (gpu_sync_cpu's slots); ``downloa
 excess)`` brings the preflow back and ``upload(res, excess)`` sends it again (gpu-sync's
 hand-over to the CPU); ``close()``.
 
-The state lives on the device from upload to download: the graph (first, head, rev), the
-residuals (32-bit when every residual fits, else 64-bit), excesses (64-bit), labels, the
-round each vertex was last queued for, two active lists and the stats. Only the stats (320
-bytes) cross the bus between kernels, unless the engine hands the preflow to the CPU.
+The state lives on the device from upload to download: the graph (first, head, rev; arc
+numbers 32-bit, or 64-bit in a wide graph), the residuals (32-bit when every residual fits,
+else 64-bit), excesses (64-bit), labels, the round each vertex was last queued for, two
+active lists and the stats. Only the stats (320 bytes) cross the bus between kernels, unless
+the engine hands the preflow to the CPU.
 """
 
 import numpy as np
@@ -27,9 +28,9 @@ def residual_type(graph) -> type:
 
 def sync_layout(graph, res_type) -> Layout:
     """The buffers: first; head, rev and res per arc; excess, label, queued and two lists per
-    vertex; the stats."""
-    arcs, n = graph.head.shape[0], graph.n
-    return {"first": (n + 1, np.int32), "head": (arcs, np.int32), "rev": (arcs, np.int32),
+    vertex; the stats. first and rev hold arc numbers, of the graph's index type."""
+    arcs, n, index = graph.head.shape[0], graph.n, graph.rev.dtype
+    return {"first": (n + 1, index), "head": (arcs, np.int32), "rev": (arcs, index),
             "res": (arcs, res_type), "excess": (n, np.int64), "label": (n, np.int32),
             "queued": (n, np.int32), "list0": (n, np.int32), "list1": (n, np.int32),
             "stats": (gpu_sync_cpu.STATS_SLOTS, np.int64)}
@@ -47,11 +48,12 @@ class SyncKernels:
         if width & (width - 1):
             raise ParameterError(f"--group-size {width}: must be a power of two (or 0)")
         width = width or group_width(graph)
-        define = "RES_T=int" if res.dtype == np.int32 else "RES_T=long long"
+        defines = tuple(f"{name}={'int' if array.dtype == np.int32 else 'long long'}"
+                        for name, array in (("RES_T", res), ("ARC_T", graph.rev)))
         self.n = graph.n
         self.device = open_device(kind, {"n": graph.n, "source": graph.source,
                                          "sink": graph.sink, "width": width},
-                                  defines=(define,))
+                                  defines=defines)
         self.device.shares_host = shares_host
         self.device.allocate(sync_layout(graph, res.dtype), {
             "first": graph.first, "head": graph.head, "rev": graph.rev, "res": res,

@@ -172,7 +172,8 @@ def _arc_checks(head, rev, caps, arc_of_input, res, n):
 @numba.njit(cache=True, parallel=True)
 def _cut_sums(head, rev, caps, arc_of_input, source_side):
     """The capacities of the input arcs from S to V \\ S, summed exactly in two int64 halves
-    (bits 31 and up, bits 0-30): capacities are at most 2^62 and at most 2^30 arcs."""
+    (bits 31 and up, bits 0-30): capacities are at most 2^62 and arcs at most
+    limits.MAX_ARCS."""
     high = low = 0
     for i in prange(arc_of_input.shape[0]):
         forward = arc_of_input[i]

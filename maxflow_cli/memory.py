@@ -7,19 +7,24 @@ import resource
 import sys
 import threading
 
+import numpy as np
+
 from maxflow_cli.errors import MaxflowError
+from maxflow_cli.limits import arc_index_type
 
 NETWORK_BYTES_PER_ARC = 16
 """A Network's arrays: tail and head (int32) and capacity (int64) per arc."""
 
 
-def residual_bytes(n: int, m: int) -> int:
+def residual_bytes(n: int, m: int, arc_type=None) -> int:
     """The least memory building a residual graph of the network and solving on it adds to the
     network's own: the graph's forward-star arrays (first, head, rev, arc_of_input: 20 m +
-    4 n; the capacities are the network's), then either the builder's transient placement
-    arrays (8 m + 8 n) or the preflow state every solver keeps (residuals, excesses, labels:
-    16 m + 12 n), the larger. Solvers add their own."""
-    return 36 * m + 16 * n
+    4 n with int32 arc indices, 32 m + 8 n with int64; the capacities are the network's),
+    then either the builder's transient placement arrays (8 m + 8 n) or the preflow state
+    every solver keeps (residuals, excesses, labels: 16 m + 12 n), the larger. Solvers add
+    their own. Arc indices are `arc_type`s (None: limits.arc_index_type)."""
+    index = np.dtype(arc_type or arc_index_type(m)).itemsize
+    return (8 + 3 * index) * m + index * n + 16 * m + 12 * n
 
 
 def available() -> int | None:

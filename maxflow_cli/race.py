@@ -61,6 +61,17 @@ def entrants(text: str, want_flow: bool) -> list:
             for spec in map(get_solver, rival_names(text))]
 
 
+def takes(spec, graph) -> bool:
+    """Whether solver `spec` can solve `graph` (a wide one: only where it declares
+    wide_arcs)."""
+    return not graph.wide or spec.wide_arcs
+
+
+def able(entrants: list, graph) -> list:
+    """The entrants that can solve `graph` (takes)."""
+    return [(spec, options) for spec, options in entrants if takes(spec, graph)]
+
+
 def prepare(entrants: list, relay: bool = False) -> float:
     """Compile each rival as it races (with a stop flag) and start the threads they will run
     on (none for a relay, which runs them on the calling thread): the seconds it took."""

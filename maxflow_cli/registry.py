@@ -11,6 +11,7 @@ returns the seconds it took, so that compile time stays out of solve times;
 a solver cannot run here (no GPU, no PyCUDA), or None.
 """
 
+import functools
 import importlib
 import math
 import pkgutil
@@ -19,10 +20,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numba
+import numpy as np
 
 from maxflow_cli.errors import ParameterError, SolverUnavailable
 from maxflow_cli.kernels.devices import default_device, device_unavailable
-from maxflow_cli.limits import INT32_MAX
+from maxflow_cli.limits import INT32_MAX, MAX_NARROW_ARCS, arc_index_type
 from maxflow_cli.network import Network
 from maxflow_cli.residual import HIPR_ORDER, INPUT_ORDER, ResidualGraph, build_residual
 from maxflow_cli.result import SolveResult
@@ -135,9 +137,15 @@ class SolverSpec:
     # default, so that a solver that says nothing keeps them), or input order, built with
     # every pass in parallel, for solvers that count nothing against a C code's.
     arc_order: str = HIPR_ORDER
+    # True for a solver that takes a wide graph (ResidualGraph.wide: arcs indexed by int64,
+    # past limits.MAX_NARROW_ARCS input arcs); the others refuse one (refuse_wide).
+    wide_arcs: bool = False
 
     def build(self, network: Network) -> ResidualGraph:
-        """The residual graph of `network` in this solver's arc order."""
+        """The residual graph of `network` in this solver's arc order (refused before it is
+        built where it would be wide and the solver cannot take it)."""
+        if not self.wide_arcs:
+            refuse_wide(self.name, network.m, arc_index_type(network.m) == np.int64)
         return build_residual(network, self.arc_order)
 
     def resolve(self, options: SolveOptions) -> SolveOptions:
@@ -179,8 +187,29 @@ _loaded = False
 
 
 def register(spec: SolverSpec) -> SolverSpec:
+    """Add `spec` to the registry; its solve refuses a wide graph unless it declares wide_arcs
+    (its compiled code takes arc numbers as 32-bit integers)."""
+    if not spec.wide_arcs:
+        spec = replace(spec, solve=_narrow_only(spec.name, spec.solve))
     _REGISTRY[spec.name] = spec
     return spec
+
+
+def _narrow_only(name: str, solve: Callable) -> Callable:
+    """`solve`, refusing a wide graph (refuse_wide)."""
+    @functools.wraps(solve)
+    def narrow_solve(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
+        refuse_wide(name, graph.m, graph.wide)
+        return solve(graph, options)
+    return narrow_solve
+
+
+def refuse_wide(name: str, m: int, wide: bool) -> None:
+    """ParameterError where solver `name` is given a wide graph of m input arcs."""
+    if wide:
+        able = ", ".join(spec.name for spec in solvers().values() if spec.wide_arcs)
+        raise ParameterError(f"solver '{name}' indexes arcs with 32-bit integers: at most "
+                             f"{MAX_NARROW_ARCS:,} arcs, not {m:,} ({able} take more)")
 
 
 def solver_modules() -> list[str]:
@@ -231,19 +260,22 @@ def parameter_defaults(name: str) -> str:
     return ", ".join(f"{solver} {default}" for solver, default in defaults.items())
 
 
-def compile_on_tiny_graph(solve, options: SolveOptions) -> float:
-    """Run `solve` on a 4-vertex network so that every Numba function it uses is compiled (or
-    loaded from the disk cache); return the seconds that took. Stage 2 only when the options
-    want a flow: a first run without one does not compile it."""
+def compile_on_tiny_graph(solve, options: SolveOptions, arc_type=None) -> float:
+    """Run `solve` on a 4-vertex network (its arcs indexed by `arc_type`s: see tiny_graph) so
+    that every Numba function it uses is compiled (or loaded from the disk cache); return the
+    seconds that took. Stage 2 only when the options want a flow: a first run without one
+    does not compile it."""
     started = time.perf_counter()
-    solve(tiny_graph(), options)
+    solve(tiny_graph(arc_type), options)
     return time.perf_counter() - started
 
 
-def tiny_graph() -> ResidualGraph:
-    """The 4-vertex network solvers compile on."""
+def tiny_graph(arc_type=None) -> ResidualGraph:
+    """The 4-vertex network solvers compile on, its arcs indexed by `arc_type`s (None: int32;
+    int64 compiles for wide graphs)."""
     return build_residual(Network.from_arcs(4, 0, 3, [(0, 1, 3), (1, 2, 2), (2, 1, 1),
-                                                      (1, 3, 1), (2, 3, 5), (0, 2, 1)]))
+                                                      (1, 3, 1), (2, 3, 5), (0, 2, 1)]),
+                          arc_type=arc_type)
 
 
 HIPR_PARAMETERS = (

@@ -12,7 +12,10 @@ stable sort by tail, every step in parallel: _by_blocks).
 The graph holds no copy of the network it was built from: ``network`` gathers the ends back,
 in input order, when asked, so that the tail and head arrays can be freed once it is built.
 Solver state lives outside: residuals ``res`` (int64[2m]; gpu-sync's int32 where every
-residual fits), ``excess`` (int64[n]) and ``label`` (int32[n]).
+residual fits), ``excess`` (int64[n]) and ``label`` (int32[n]). Arc indices (first, rev,
+arc_of_input) are int32 up to limits.MAX_NARROW_ARCS input arcs and int64 beyond
+(limits.arc_index_type): the graph is then ``wide``, and only the solvers that declare it
+(SolverSpec.wide_arcs) take it.
 """
 
 from dataclasses import dataclass
@@ -24,7 +27,7 @@ from numba import prange
 
 from maxflow_cli import memory
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.limits import INT64_MAX, MAX_ARCS, MAX_CAPACITY
+from maxflow_cli.limits import INT64_MAX, MAX_ARCS, MAX_CAPACITY, arc_index_type
 from maxflow_cli.memory import residual_bytes
 from maxflow_cli.network import Network, capacity_type
 
@@ -44,16 +47,22 @@ class ResidualGraph:
     n: int
     source: int
     sink: int
-    first: np.ndarray  # int32[n+1]
+    first: np.ndarray  # int32[n+1] (int64 where wide)
     head: np.ndarray  # int32[2m]
-    rev: np.ndarray  # int32[2m]
+    rev: np.ndarray  # int32[2m] (int64 where wide)
     caps: np.ndarray  # int64[m] or int32[m], per input arc: the network's
-    arc_of_input: np.ndarray  # int32[m]
+    arc_of_input: np.ndarray  # int32[m] (int64 where wide)
 
     @property
     def m(self) -> int:
         """Number of input arcs (residual arcs: 2m)."""
         return int(self.arc_of_input.shape[0])
+
+    @property
+    def wide(self) -> bool:
+        """Whether arcs are indexed by int64 (more than limits.MAX_NARROW_ARCS input arcs, or
+        built so)."""
+        return self.rev.dtype == np.int64
 
     @property
     def network(self) -> Network:
@@ -79,6 +88,13 @@ class ResidualGraph:
         return self.caps - res[self.arc_of_input]
 
 
+def index_view(indices: np.ndarray) -> np.ndarray:
+    """`indices` (vertex or arc numbers) as compiled cores index with them: int32 viewed as
+    uint32 (Numba then skips its guard against negative indices), int64 (a wide graph's arcs)
+    as they are: uint64 and int64 unify to float64 in Numba's typing."""
+    return indices.view(np.uint32) if indices.dtype == np.int32 else indices
+
+
 @numba.njit(cache=True, parallel=True)
 def scatter_capacities(caps, arc_of_input, res):
     """res[a]: the capacity of residual arc a (input arc i's at its forward arc, 0 at the
@@ -90,9 +106,10 @@ def scatter_capacities(caps, arc_of_input, res):
 
 
 @numba.njit(cache=True)
-def _first(n, tails, heads):
+def _first(tails, heads, first):
     """first[u]: where vertex u's arcs begin, from the degrees (a counting sort's offsets)."""
-    first = np.zeros(n + 1, np.int32)
+    n = first.shape[0] - 1
+    first[:] = 0
     for i in range(tails.shape[0]):
         first[tails[i] + 1] += 1
         first[heads[i] + 1] += 1
@@ -128,7 +145,7 @@ def _place(first, where):
     """
     n = first.shape[0] - 1
     where[-1] = -1
-    ahead = np.empty((n, 2), np.int32)
+    ahead = np.empty((n, 2), where.dtype)
     for t in range(n):
         ahead[t, 0], ahead[t, 1] = first[t], where[first[t]]
     for u in range(n - 1):
@@ -158,17 +175,17 @@ def _pair(where, tails, heads, head, rev, arc_of_input):
         arc_of_input[i] = forward
 
 
-def _build_hipr(n, tails, heads):
+def _build_hipr(n, tails, heads, arc_type):
     """Forward-star arrays with each vertex's arcs where hi_pr's parse() puts them (_place):
     a counting sort by tail whose offsets come from the degrees, then the reverse-arc
-    pairing in parallel."""
+    pairing in parallel; arcs indexed by `arc_type`s."""
     m = tails.shape[0]
-    first = _first(n, tails, heads)
-    where = np.empty(2 * m + 1, np.int32)
+    first = _first(tails, heads, np.empty(n + 1, arc_type))
+    where = np.empty(2 * m + 1, arc_type)
     _slot_tails(tails, heads, where)
     _place(first, where)
-    head, rev = np.empty(2 * m, np.int32), np.empty(2 * m, np.int32)
-    arc_of_input = np.empty(m, np.int32)
+    head, rev = np.empty(2 * m, np.int32), np.empty(2 * m, arc_type)
+    arc_of_input = np.empty(m, arc_type)
     _pair(where, tails, heads, head, rev, arc_of_input)
     return first, head, rev, arc_of_input
 
@@ -247,11 +264,12 @@ def _pair_reverse(rev, arc_of_input):
             rev[forward] = p
 
 
-def _build_by_blocks(n, tails, heads):
+def _build_by_blocks(n, tails, heads, arc_type):
     """Forward-star arrays with each vertex's arcs in input order, every pass in parallel: a
     stable radix sort of the slots by tail, by block of vertices (counts per chunk and
     block, then a scatter into rev, which holds the sorted slots until _place_blocks
-    overwrites them), then by vertex within each block, then the reverse-arc pairing."""
+    overwrites them), then by vertex within each block, then the reverse-arc pairing; arcs
+    indexed by `arc_type`s."""
     m = tails.shape[0]
     shift = max(0, (n - 1).bit_length() - BLOCK_BITS)
     blocks = ((n - 1) >> shift) + 1
@@ -259,11 +277,11 @@ def _build_by_blocks(n, tails, heads):
     counts = _block_counts(tails, heads, shift, chunks, blocks)
     offsets = np.zeros(chunks * blocks + 1, np.int64)  # block-major: block b, then chunk c
     offsets[1:] = np.cumsum(counts.T)
-    head, rev = np.empty(2 * m, np.int32), np.empty(2 * m, np.int32)
+    head, rev = np.empty(2 * m, np.int32), np.empty(2 * m, arc_type)
     _scatter(tails, heads, shift, offsets[:-1].reshape(blocks, chunks).T.copy(), rev)
-    first = np.empty(n + 1, np.int32)
+    first = np.empty(n + 1, arc_type)
     first[n] = 2 * m
-    arc_of_input = np.empty(m, np.int32)
+    arc_of_input = np.empty(m, arc_type)
     _place_blocks(offsets[::chunks], shift, tails, heads, first, head, rev, arc_of_input)
     _pair_reverse(rev, arc_of_input)
     return first, head, rev, arc_of_input
@@ -285,7 +303,7 @@ def _summary(tails, heads, caps, source):
     """One parallel pass over the input arcs: the least and largest end, the least and
     largest capacity, and the capacities leaving the source (self-loops aside) summed exactly
     in two halves, bits 31 and up and bits 0-30 (capacities are at most 2^62 once checked,
-    at most 2^30 arcs)."""
+    arcs at most MAX_ARCS)."""
     low_end, high_end = np.int64(2**62), np.int64(-1)
     low_cap, high_cap = np.int64(2**62), np.int64(-1)
     high = low = 0
@@ -299,7 +317,7 @@ def _summary(tails, heads, caps, source):
     return low_end, high_end, low_cap, high_cap, high, low
 
 
-def _checked(network: Network, tails, heads, caps) -> None:
+def _checked(network: Network, tails, heads, caps, arc_type) -> None:
     """ParameterError for a network the graph cannot hold: bad source or sink, too many arcs,
     ends outside the vertices, capacities outside 0..2^62, too little memory, or source
     capacities that sum past 2^63-1 (every excess and the flow value are bounded by that
@@ -310,8 +328,8 @@ def _checked(network: Network, tails, heads, caps) -> None:
     if network.source == network.sink:
         raise ParameterError("the source and the sink are the same vertex")
     if network.m > MAX_ARCS:
-        raise ParameterError(f"{network.m:,} arcs: at most {MAX_ARCS:,} (2^30 - 1) are "
-                             "supported (the kernels index the 2m residual arcs with 32-bit ints)")
+        raise ParameterError(f"{network.m:,} arcs: at most {MAX_ARCS:,} (2^32 - 1) are "
+                             "supported (the capacity sums are exact up to there)")
     low_end, high_end, low_cap, high_cap, high, low = _summary(tails, heads, caps,
                                                                network.source)
     if network.m:
@@ -319,7 +337,7 @@ def _checked(network: Network, tails, heads, caps) -> None:
             raise ParameterError(f"an arc has an end outside the {n} vertices")
         if low_cap < 0 or high_cap > MAX_CAPACITY:
             raise ParameterError("arc capacities must lie in 0..2^62")
-    memory.require(residual_bytes(n, network.m),
+    memory.require(residual_bytes(n, network.m, arc_type),
                    f"the residual graph of {n:,} vertices and {network.m:,} arcs")
     if (int(high) << 31) + int(low) > INT64_MAX:
         raise ParameterError(
@@ -327,14 +345,16 @@ def _checked(network: Network, tails, heads, caps) -> None:
             "64-bit integers")
 
 
-def build_residual(network: Network, order: str = HIPR_ORDER) -> ResidualGraph:
+def build_residual(network: Network, order: str = HIPR_ORDER, arc_type=None) -> ResidualGraph:
     """Build the residual graph in O(m) (a counting sort by tail), each vertex's arcs in
-    `order` (ORDERS), after checking the network (_checked)."""
+    `order` (ORDERS), after checking the network (_checked); arcs indexed by `arc_type`s
+    (None: limits.arc_index_type, the narrowest that holds them)."""
+    arc_type = arc_type or arc_index_type(network.m)
     tails = np.ascontiguousarray(network.tails, dtype=np.int32)
     heads = np.ascontiguousarray(network.heads, dtype=np.int32)
     caps = np.ascontiguousarray(network.caps, dtype=capacity_type(network.caps))
-    _checked(network, tails, heads, caps)
+    _checked(network, tails, heads, caps, arc_type)
     build = _build_hipr if order == HIPR_ORDER else _build_by_blocks
-    first, head, rev, arc_of_input = build(network.n, tails, heads)
+    first, head, rev, arc_of_input = build(network.n, tails, heads, arc_type)
     return ResidualGraph(network.n, network.source, network.sink, first, head, rev, caps,
                          arc_of_input)

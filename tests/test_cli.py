@@ -50,9 +50,9 @@ getpid.argtypes, getpid.restype = [], ctypes.c_int
 first = residual._first
 
 @numba.njit
-def interrupted_first(n, tails, heads):
+def interrupted_first(tails, heads, offsets):
     kill(getpid(), {signum})  # arrives while compiled code runs, as a Ctrl-C would
-    return first(n, tails, heads)
+    return first(tails, heads, offsets)
 
 residual._first = interrupted_first
 sys.argv = ["maxflow", "solve", sys.argv[1]]

@@ -185,7 +185,7 @@ def test_large_output_is_announced_on_stderr(monkeypatch):
         ),
         (["washington-rlg", "--rows", "60000", "--levels", "60000", "--seed", "1"], "too large"),
         (["acyclic-dense", "--n", "1", "--seed", "1"], "--n must be in [2,"),
-        (["acyclic-dense", "--n", "60000", "--seed", "1"], "too large"),
+        (["acyclic-dense", "--n", "100000", "--seed", "1"], "too large"),
         (["--preset", "genrmf-wide-37", "--seed", "1"], "unknown preset 'genrmf-wide-37'"),
         (["--seed", "4"], "need --preset or a family"),
         (["-o", "x.max", "genrmf", "--a", "3", "--b", "2", "--seed", "1"], "after the family name"),

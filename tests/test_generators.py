@@ -305,20 +305,20 @@ WASHINGTON_SIZES = {  # vertices and arcs (the lines: an upper bound) of the was
 }
 
 
-BILLION_SIZES = {  # about 10^9 arcs for one GPU, under 2^30 - 1 (never generated here)
+BILLION_SIZES = {  # about 10^9 arcs for one GPU, 32-bit arc numbers (never generated here)
     "washington-rlg-flat-163840x2048": (335544322, 1006469120),
     "genrmf-wide-585": (200201625, 999297000),
 }
 
 
 def test_the_billion_arc_presets_fit_32_bit_arc_indices_and_residuals():
-    """Under MAX_ARCS input arcs (2m residual arcs indexed by C ints), and twice the largest
-    capacity (the largest residual) within gpu-sync's 32-bit residuals."""
-    from maxflow_cli.limits import INT32_MAX, MAX_ARCS
+    """Under MAX_NARROW_ARCS input arcs (2m residual arcs indexed by C ints), and twice the
+    largest capacity (the largest residual) within gpu-sync's 32-bit residuals."""
+    from maxflow_cli.limits import INT32_MAX, MAX_NARROW_ARCS
 
     for name, (_, arcs) in BILLION_SIZES.items():
         params = PRESETS[name].params
-        assert 0.99e9 < arcs <= MAX_ARCS
+        assert 0.99e9 < arcs <= MAX_NARROW_ARCS
         largest = 3 * params["cap"] if "cap" in params else params["c2"] * params["a"] ** 2
         assert 2 * largest <= INT32_MAX
 
@@ -354,15 +354,15 @@ REFUSED = [
     ("genrmf", dict(a=3, b=3, c1=-1, c2=10, seed=1), "--c1 must be in"),
     ("genrmf", dict(a=464, b=1, c1=1, c2=10000, seed=1), "overflows"),  # 10000 * 464^2 >= 2^31
     ("genrmf", dict(a=3, b=3, seed=2**31), "--seed must be in"),
-    ("genrmf", dict(a=400, b=2000, c2=10, seed=1), "too large"),
+    ("genrmf", dict(a=400, b=6000, c2=10, seed=1), "too large"),
     ("washington-rlg", dict(rows=2, levels=5, seed=1), "--rows must be in [3,"),
     ("washington-rlg", dict(rows=5, levels=0, seed=1), "--levels must be in"),
     ("washington-rlg", dict(rows=5, levels=5, cap=0, seed=1), "--cap must be in"),
     ("washington-rlg", dict(rows=5, levels=5, cap=2**30, seed=1), "--cap must be in"),
     ("washington-rlg", dict(rows=5, levels=5, seed=2**30), "--seed must be in"),
-    ("washington-rlg", dict(rows=20000, levels=20000, seed=1), "too large"),
+    ("washington-rlg", dict(rows=40000, levels=40000, seed=1), "too large"),
     ("acyclic-dense", dict(n=1, seed=1), "--n must be in [2,"),
-    ("acyclic-dense", dict(n=50000, seed=1), "too large"),
+    ("acyclic-dense", dict(n=100000, seed=1), "too large"),
     ("acyclic-dense", dict(n=5, seed=-1), "--seed must be in"),
     ("genrmf", dict(b=3, seed=1), "missing --a"),
     ("genrmf", dict(a=3, b=3, d=1, seed=1), "unknown parameter"),
@@ -620,7 +620,7 @@ WASHINGTON_REFUSED = [
     (dict(function=11, dim1=3, dim2=0, range=2), "cheriyan: needs --dim1 >= 1 and --dim2 >= 1"),
     (dict(function=11, dim1=50000, dim2=50000, range=0), "DIM1 * DIM2 to fit a C int"),
     (dict(function=1, dim1=50000, dim2=50000), "too large"),
-    (dict(function=11, dim1=10**9, dim2=1, range=1), "too large"),
+    (dict(function=11, dim1=2 * 10**9, dim2=1, range=1), "too large"),
     (dict(function=1, dim1=5, dim2=5, seed=2**30), "--seed must be in"),
     (dict(function=1, dim1=5, dim2=5, seed=1, depth=3), "unknown parameter"),
     (dict(function=1, dim2=5), "missing --dim1"),
@@ -631,3 +631,13 @@ WASHINGTON_REFUSED = [
 def test_washington_refused(params, message):
     with pytest.raises(ParameterError, match=re.escape(message)):
         make("washington", **({"seed": 1} | params))
+
+
+def test_a_network_the_memory_cannot_hold_is_refused_before_it_is_generated(monkeypatch):
+    from maxflow_cli import generators, memory
+    from maxflow_cli.errors import MaxflowError
+
+    n, m, _ = generators.family("genrmf").size(a=20, b=20, c1=1, c2=100, seed=1)
+    monkeypatch.setattr(memory, "available", lambda: 16 * m - 1)
+    with pytest.raises(MaxflowError, match=f"genrmf: {n:,} vertices and {m:,} arcs needs about"):
+        generators.make("genrmf", a=20, b=20, c1=1, c2=100, seed=1)

@@ -3,6 +3,7 @@
 import mmap
 import types
 
+import numpy as np
 import pytest
 
 from maxflow_cli import memory
@@ -122,3 +123,11 @@ def test_the_gpu_peak_counts_from_the_command_that_watches_it(monkeypatch):
     peaks = memory.PhasePeaks()
     peaks.after("solve")
     assert peaks.report()["peak_gpu_bytes"] is None
+
+
+def test_a_wide_graph_needs_12_bytes_an_arc_and_4_a_vertex_more():
+    """rev (per residual arc), arc_of_input and first hold int64 arc numbers: 4 bytes more
+    each per residual arc, input arc and vertex."""
+    narrow = memory.residual_bytes(1000, 5000, np.int32)
+    assert narrow == memory.residual_bytes(1000, 5000) == 36 * 5000 + 16 * 1000
+    assert memory.residual_bytes(1000, 5000, np.int64) - narrow == 12 * 5000 + 4 * 1000

@@ -195,3 +195,11 @@ def test_a_relay_starts_no_worker_threads(monkeypatch):
     assert threading.active_count() == before
     race.prepare(entrants("hpf+hipr", False))
     assert threading.active_count() == before + 2
+
+
+def test_only_the_rivals_that_take_a_wide_graph_enter_its_race():
+    network = Network.from_arcs(3, 0, 2, [(0, 1, 2), (1, 2, 1)])
+    rivals = entrants("hpf+hipr", False)
+    assert race.able(rivals, build_residual(network)) == rivals
+    wide = build_residual(network, arc_type=np.int64)
+    assert [spec.name for spec, _ in race.able(rivals, wide)] == ["hipr"]

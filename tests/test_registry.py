@@ -163,3 +163,22 @@ def test_solvers_with_kernels_are_built_in_input_order_and_hipr_in_hi_prs():
     network = Network.from_arcs(3, 0, 2, [(0, 1, 4), (1, 2, 3), (0, 2, 1), (1, 0, 2)])
     assert table["gpu-sync"].build(network).head.tolist() == \
         build_residual(network, INPUT_ORDER).head.tolist() != build_residual(network).head.tolist()
+
+
+def test_a_solver_of_32_bit_arc_indices_refuses_a_network_before_building_it(monkeypatch):
+    """Past limits.MAX_NARROW_ARCS arcs the graph would be wide: the solvers that cannot take
+    one say so before the build spends its time and memory."""
+    import numpy as np
+
+    from maxflow_cli import registry, residual
+
+    monkeypatch.setattr(registry, "arc_index_type", lambda m: np.int64)
+    monkeypatch.setattr(residual, "arc_index_type", lambda m: np.int64)
+    network = Network.from_arcs(3, 0, 2, [(0, 1, 2), (1, 2, 1)])
+    built = []
+    monkeypatch.setattr(registry, "build_residual",
+                        lambda *args: built.append(args) or residual.build_residual(*args))
+    with pytest.raises(ParameterError, match="solver 'hpf' indexes arcs with 32-bit"):
+        get_solver("hpf").build(network)
+    assert not built
+    assert get_solver("hipr").build(network).wide and len(built) == 1

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from maxflow_cli import generators, memory
 from maxflow_cli.errors import ParameterError
+from maxflow_cli.limits import MAX_ARCS, MAX_NARROW_ARCS, arc_index_type
 from maxflow_cli.network import Network
 from maxflow_cli.residual import INPUT_ORDER, ORDERS, build_residual
 
@@ -118,12 +119,46 @@ def test_refuses_malformed_networks(arcs, message):
         build_residual(Network.from_arcs(3, 0, 2, arcs))
 
 
-def test_refuses_more_arcs_than_32_bit_indices_allow(monkeypatch):
+def test_refuses_more_arcs_than_the_capacity_sums_allow(monkeypatch):
     from maxflow_cli import residual
 
     monkeypatch.setattr(residual, "MAX_ARCS", 2)
-    with pytest.raises(ParameterError, match="3 arcs: at most 2 .*32-bit"):
+    with pytest.raises(ParameterError, match="3 arcs: at most 2 .*capacity sums"):
         build_residual(Network.from_arcs(3, 0, 2, [(0, 1, 1)] * 3), INPUT_ORDER)
+
+
+def test_arcs_are_indexed_by_int64_past_what_int32_indexes_with_a_warp_to_spare():
+    assert arc_index_type(MAX_NARROW_ARCS) == np.int32
+    assert 2 * MAX_NARROW_ARCS + 32 <= 2**31 - 1
+    assert arc_index_type(MAX_NARROW_ARCS + 1) == arc_index_type(MAX_ARCS) == np.int64
+
+
+def assert_wide_equals_narrow(network):
+    """Built with int64 arc indices, the graph is wide and holds the int32 build's arrays."""
+    for order in ORDERS:
+        narrow, wide = (build_residual(network, order, arc_type) for arc_type in (None, np.int64))
+        assert not narrow.wide and wide.wide
+        for name in ("first", "rev", "arc_of_input"):
+            assert getattr(narrow, name).dtype == np.int32
+            assert getattr(wide, name).dtype == np.int64
+        for name in ("first", "head", "rev", "arc_of_input", "cap"):
+            assert np.array_equal(getattr(narrow, name), getattr(wide, name)), (order, name)
+        assert np.array_equal(wide.network.tails, network.tails)
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_networks(40, 9, 120))
+def test_random_graphs_with_64_bit_arc_indices(case):
+    n, arcs = case
+    assert_wide_equals_narrow(Network.from_arcs(n, 0, n - 1, arcs))
+
+
+def test_a_larger_graph_with_64_bit_arc_indices_spans_many_blocks():
+    rng = np.random.default_rng(5)
+    tails, heads = rng.integers(0, 20_000, (2, 90_000), dtype=np.int32)
+    tails[::7] = 10_000
+    assert_wide_equals_narrow(Network(20_000, 0, 19_999, tails, heads,
+                                      rng.integers(0, 50, 90_000)))
 
 
 def test_refuses_source_equal_to_sink():

@@ -1,6 +1,7 @@
 """Every registered solver, on every device it can use here, against known values, an
 independent oracle and the certificate: fixed fixtures and hypothesis-generated graphs."""
 
+import numpy as np
 import pytest
 from fixtures import known_instances
 from hypothesis import HealthCheck, assume, given, settings
@@ -25,6 +26,7 @@ def _solver_devices():
 
 
 SOLVER_DEVICES = _solver_devices()
+WIDE_SOLVER_DEVICES = [case for case in SOLVER_DEVICES if solvers()[case.values[0]].wide_arcs]
 INSTANCES = known_instances()
 
 
@@ -59,6 +61,32 @@ def test_known_instances(name, device, path, expected):
             assert_certified(graph, result, expected)
 
 
+@pytest.mark.parametrize("name,device", WIDE_SOLVER_DEVICES)
+@pytest.mark.parametrize("path,expected", INSTANCES, ids=[p.name for p, _ in INSTANCES])
+def test_known_instances_with_64_bit_arc_indices(name, device, path, expected):
+    """As past 2^30 - 32 arcs (limits.MAX_NARROW_ARCS), where first, rev and arc_of_input
+    are int64, in both arc orders."""
+    network, _ = read_network(str(path))
+    for order in ORDERS:
+        graph = build_residual(network, order, np.int64)
+        for want_flow in (False, True):
+            assert_certified(graph, solve(name, device, graph, want_flow), expected)
+
+
+def test_the_other_solvers_refuse_a_graph_with_64_bit_arc_indices():
+    """Their compiled code takes arc numbers as 32-bit integers: an answer would be wrong."""
+    graph = build_residual(Network.from_arcs(3, 0, 2, [(0, 1, 2), (1, 2, 1)]),
+                           arc_type=np.int64)
+    able = ", ".join(name for name, spec in solvers().items() if spec.wide_arcs)
+    assert {"auto", "gpu-sync", "hipr"} <= set(able.split(", "))
+    for name, spec in solvers().items():
+        if not spec.wide_arcs:
+            with pytest.raises(ParameterError, match=f"solver '{name}' indexes arcs with "
+                               f"32-bit integers: at most 1,073,741,792 arcs, not 2 "
+                               f"\\({able} take more\\)"):
+                spec.solve(graph, SolveOptions())
+
+
 CAPACITY = st.one_of(st.just(0), st.integers(1, 12), st.integers(2**62 - 5, 2**62))
 
 
@@ -83,6 +111,20 @@ def test_random_networks_against_the_oracle(name, device, network, want_flow):
         network = forward_arcs(network)
     try:
         graph = solvers()[name].build(network)  # in the solver's own arc order
+    except ParameterError:  # source capacities summing past 2^63-1 are refused
+        assume(False)
+    expected = max_flow_value(network.n, network.source, network.sink,
+                              zip(network.tails.tolist(), network.heads.tolist(),
+                                  network.caps.tolist()))
+    assert_certified(graph, solve(name, device, graph, want_flow), expected)
+
+
+@pytest.mark.parametrize("name,device", WIDE_SOLVER_DEVICES)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(network=networks(), want_flow=st.booleans())
+def test_random_networks_with_64_bit_arc_indices(name, device, network, want_flow):
+    try:
+        graph = build_residual(network, solvers()[name].arc_order, np.int64)
     except ParameterError:  # source capacities summing past 2^63-1 are refused
         assume(False)
     expected = max_flow_value(network.n, network.source, network.sink,

@@ -15,7 +15,7 @@ import numpy as np
 
 from maxflow_cli.pushrelabel.parallel_relabel import parallel_gap_relabel
 from maxflow_cli.pushrelabel.relabel import lift_bucket, saturate_source_arcs
-from maxflow_cli.residual import ResidualGraph
+from maxflow_cli.residual import ResidualGraph, index_view
 from maxflow_cli.result import SolveResult, timed
 
 # Slots of the counters array shared with the hybrids.
@@ -305,11 +305,11 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     (the README's "Measurements behind the code").
     """
     n = label.shape[0]
-    first = first.view(np.uint32)
+    first = index_view(first)
     current = first[:n].copy()
     first_active, first_inactive, b_next, b_prev = (np.empty(n + 1, np.uint32) for _ in range(4))
-    return _stage_one(first, head.view(np.uint32), rev.view(np.uint32), res, excess,
-                      label.view(np.uint32), current, first_active, first_inactive, b_next,
+    return _stage_one(first, index_view(head), index_view(rev), res, excess,
+                      index_view(label), current, first_active, first_inactive, b_next,
                       b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
                       counters, parallel_gap, gaps_above, n if seeded_from < 0 else seeded_from,
                       work_budget, update_first, np.zeros(1, np.uint8) if stop is None else stop)

@@ -17,9 +17,9 @@ import numpy as np
 
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels.devices import default_device, device_unavailable
-from maxflow_cli.race import NO_RIVALS, RIVALS, Race, entrants, joined
+from maxflow_cli.race import NO_RIVALS, RIVALS, Race, able, entrants, joined, takes
 from maxflow_cli.race import prepare as prepare_rivals
-from maxflow_cli.registry import SolveOptions, SolverSpec, get_solver, register
+from maxflow_cli.registry import SolveOptions, SolverSpec, get_solver, refuse_wide, register
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 
@@ -47,8 +47,11 @@ def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
         result = get_solver("gpu-sync").solve(graph, _gpu_sync_options(options))
         why = f"a GPU is usable, so gpu-sync ran: {result.why}"
     else:
-        shape = _suits_eibfs(graph) if options.params["rivals"] == AUTO_RIVALS.default else ""
-        rivals = _cpu_rivals(options, bool(shape))
+        shape = _suits_eibfs(graph) if options.params["rivals"] == AUTO_RIVALS.default \
+            and takes(get_solver("eibfs"), graph) else ""
+        rivals = able(_cpu_rivals(options, bool(shape)), graph)
+        if not rivals:
+            refuse_wide(options.params["rivals"], graph.m, graph.wide)
         compiled = _compile_once(rivals[0]) if shape else 0.0
         with Race(rivals, graph, relay=True) as race:
             result = race.first()
@@ -151,4 +154,4 @@ register(SolverSpec(
     "elsewhere hpf (eibfs first on vision-like shapes), hipr taking over where hpf calls for "
     "help", "ours", solve_auto, prepare_auto, (AUTO_RIVALS,), devices=("gpu", "cpu"),
     unavailable=device_unavailable, default_device=default_device, falls_back_to_cpu=True,
-    in_default_bench=False))
+    in_default_bench=False, wide_arcs=True))

@@ -53,7 +53,7 @@ from maxflow_cli.pushrelabel.highest_label import (
     timed_stage_two,
 )
 from maxflow_cli.pushrelabel.relabel import initialize_preflow
-from maxflow_cli.race import NO_RIVALS, RIVALS, Race, entrants, joined
+from maxflow_cli.race import NO_RIVALS, RIVALS, Race, able, entrants, joined
 from maxflow_cli.race import prepare as prepare_rivals
 from maxflow_cli.registry import (
     Parameter,
@@ -365,8 +365,9 @@ def widened(wide: np.ndarray) -> None:
 def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """The GPU engine, raced by its rivals on the CPU where there are some: the first answer
     wins."""
+    compiled = _compile_wide(options) if graph.wide else 0.0
     started = time.perf_counter()
-    rivals = entrants(options.params["rivals"], options.want_flow)
+    rivals = able(entrants(options.params["rivals"], options.want_flow), graph)
     with Race(rivals, graph) as race:
         engine = Engine(graph, options, polled=bool(rivals))
         try:
@@ -381,7 +382,8 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
         answer = engine.answer
         return replace(answer, solver="gpu-sync", trace=engine.trace, winner=answer.solver,
                        why=f"{answer.solver} answered before {where} and the other rivals")
-    times = {"stage1": seconds} | engine.device.seconds
+    times = ({"compile": compiled} if compiled else {}) | {"stage1": seconds} \
+        | engine.device.seconds
     flow_value = int(engine.excess[graph.sink])
     if options.want_flow:
         timed_stage_two(graph, res, engine.excess, times)
@@ -417,10 +419,31 @@ def prepare_gpu_sync(options: SolveOptions) -> float:
     return seconds + prepare_rivals(entrants(options.params["rivals"], options.want_flow))
 
 
-def compile_hand_over(params: dict) -> None:
+_WIDE_COMPILED: set = set()  # the (device, want_flow) that _compile_wide compiled for
+
+
+def _compile_wide(options: SolveOptions) -> float:
+    """The engine and its hand-over compiled for a wide graph's 64-bit arc numbers, the first
+    time one comes in this process (prepare_gpu_sync compiles for 32-bit ones: a wide
+    graph is rare, and its compile would double every first run's): the seconds it took."""
+    key = (options.device, options.want_flow)
+    if key in _WIDE_COMPILED:
+        return 0.0
+    _WIDE_COMPILED.add(key)  # first, so that the compile's own solve does not recurse
+    engine_only = SolveOptions(options.want_flow, options.device,
+                               options.params | {"rivals": NO_RIVALS})
+    started = time.perf_counter()
+    compile_on_tiny_graph(solve_gpu_sync, engine_only, np.int64)
+    if options.params["hand_over"] == "auto":
+        compile_hand_over(options.params, np.int64)
+    return time.perf_counter() - started
+
+
+def compile_hand_over(params: dict, arc_type=None) -> None:
     """hipr's core compiled for both residual types the hand-over gives it (on the tiny
-    graph), and the CPU's seconds per unit of work measured (cpu_unit_seconds)."""
-    graph = tiny_graph()
+    graph, its arcs indexed by `arc_type`s), and the CPU's seconds per unit of work measured
+    (cpu_unit_seconds)."""
+    graph = tiny_graph(arc_type)
     for res_type in (np.int32, np.int64):
         res, excess, label, _ = initialize_preflow(graph, res_type=res_type)
         cpu = CpuFinish(graph, params, params["global_update_frequency"])
@@ -450,4 +473,4 @@ register_with_kernels(
                   "(and hands back when its global update is due or its time is up); "
                   "never: the device alone", choices=("auto", "never")),
         RIVALS,
-    ), prepare=prepare_gpu_sync)
+    ), prepare=prepare_gpu_sync, wide_arcs=True)
