@@ -250,14 +250,16 @@ def _augment_path(head, rev, res, open_back, label, tree, excess, buckets, state
     Returns the lowest distance orphaned (the top level + 1 if none)."""
     state[AUGMENTATION] += 1
     lowest = _top(state, side) + 1
+    pushes = 0  # counted here, stored once (an increment in memory would chain the pushes)
     while excess[x] == 0:
         a = tree[PARENT, x]
-        counters[PUSHES] += 1
+        pushes += 1
         if _push(res, rev, open_back, rev[a] if side > 0 else a, amount) == 0:
             _remove_son(head, tree, x)
             lowest = side * label[x]
             _add_orphan(label, tree, buckets, state, x, side)
         x = head[a]
+    counters[PUSHES] += pushes
     excess[x] -= side * amount
     if excess[x] == 0:
         lowest = side * label[x]
@@ -284,9 +286,10 @@ def _augment_excess(head, rev, res, open_back, label, tree, excess, buckets, sta
     an imbalance merge theirs. Returns the lowest distance orphaned."""
     state[AUGMENTATION] += 1
     lowest = _top(state, side) + 1
+    pushes = 0  # as in _augment_path
     while side * excess[x] <= 0:
         a = tree[PARENT, x]
-        counters[PUSHES] += 1
+        pushes += 1
         carried = _residual_in(res, rev, a, side)
         needed = amount - side * excess[x]
         if carried < needed:
@@ -301,6 +304,7 @@ def _augment_excess(head, rev, res, open_back, label, tree, excess, buckets, sta
         x = head[a]
         if side * excess[x] < 0:
             _remove_excess(label, tree, buckets, x, side)
+    counters[PUSHES] += pushes
     excess[x] -= side * amount
     if side * excess[x] <= 0:
         lowest = _orphan_imbalanced(label, tree, excess, buckets, state, x, side)

@@ -116,9 +116,10 @@ def _dequeue(level, buckets):
 def _relabel(v, first, labels, counters):
     """Raise v's label by one; its arc scan starts over."""
     label, label_count, current = labels
-    label_count[label[v]] -= 1
-    label[v] += 1
-    label_count[label[v]] += 1
+    d = label[v]  # read once: label and label_count are views of one buffer, so a store to
+    label_count[d] -= 1  # one would make the compiled code read the other again
+    label[v] = d + 1
+    label_count[d + 1] += 1
     current[v] = first[v]
     counters[RELABELS] += 1
 
@@ -291,21 +292,26 @@ def _push_excess(start, rev, res, excess, label, tree, out, buckets, counters):
     n = parent_of.shape[0]
     node = start
     previous_excess = 1
-    while excess[node] > 0 and parent_of[node] != n:
+    carried = excess[node]  # node's excess, carried up in a register rather than reloaded
+    pushes = splits = 0  # counted here, stored once: an increment in memory a push would
+    while carried > 0 and parent_of[node] != n:  # chain every push to the one before
         parent = parent_of[node]
         previous_excess = excess[parent]
         a = up[node]
-        delta = min(excess[node], res[a])
+        delta = min(carried, res[a])
         res[a] -= delta
         res[rev[a]] += delta
-        excess[parent] += delta
-        excess[node] -= delta
-        counters[PUSHES] += 1
-        if excess[node] > 0:
+        excess[parent] = previous_excess + delta
+        excess[node] = carried - delta
+        pushes += 1
+        if carried > delta:
             _split(node, rev, label, tree, out, buckets)
-            counters[SPLITS] += 1
+            splits += 1
         node = parent
-    if excess[node] > 0 and previous_excess <= 0:
+        carried = previous_excess + delta
+    counters[PUSHES] += pushes
+    counters[SPLITS] += splits
+    if carried > 0 and previous_excess <= 0:
         _enqueue(node, label[node], buckets)
 
 
