@@ -144,3 +144,41 @@ def test_the_twin_launches_by_name_and_copies_in_and_out():
     assert label.tolist() == [3, 1, 0]
     assert kernels.counters()["kernel_launches"] == 3
     assert kernels.to_host("label", np.empty(2, np.int32)).tolist() == [3, 1]
+
+
+class LockingDriver:
+    """The two calls of the CUDA driver that page_locked makes, recorded; registering fails
+    with `status` (0: it succeeds)."""
+
+    def __init__(self, status=0):
+        self.status, self.calls = status, []
+
+    def cuMemHostRegister_v2(self, pointer, size, flags):
+        self.calls.append(("lock", pointer, size))
+        return self.status
+
+    def cuMemHostUnregister(self, pointer):
+        self.calls.append(("release", pointer))
+        return 0
+
+
+def test_a_large_copy_page_locks_its_array_for_the_copy_and_releases_it():
+    host = np.zeros(devices.PAGE_LOCK_BYTES // 8, np.int64)
+    driver = LockingDriver()
+    with devices.page_locked(host, driver) as locked:
+        assert locked is host
+        assert driver.calls == [("lock", host.ctypes.data, host.nbytes)]
+    assert driver.calls[-1] == ("release", host.ctypes.data)
+
+
+def test_a_small_copy_or_a_refused_lock_copies_as_it_is():
+    small = LockingDriver()
+    with devices.page_locked(np.zeros(devices.PAGE_LOCK_BYTES // 8 - 1, np.int64), small):
+        pass
+    assert small.calls == []
+    refused = LockingDriver(status=712)  # CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+    host = np.zeros(devices.PAGE_LOCK_BYTES, np.uint8)
+    with pytest.raises(ValueError):  # the block's own error goes through, nothing released
+        with devices.page_locked(host, refused):
+            raise ValueError
+    assert [call[0] for call in refused.calls] == ["lock"]
