@@ -202,9 +202,10 @@ def _discharges(first, head, rev, res, excess, label, current, first_active, fir
                 a_min, d_max):
     """hi_pr's stageOne() loop, discharge() written out: the highest active vertex's in turn."""
     n = label.shape[0]
-    work = 0
+    work = pushes = 0  # pushes counted here, stored on the way out
     while a_max >= a_min:
         if stop[0]:
+            counters[PUSHES] += pushes
             return STOPPED
         i = first_active[a_max]
         if i == n:
@@ -216,12 +217,13 @@ def _discharges(first, head, rev, res, excess, label, current, first_active, fir
         while True:
             d = label[i]
             j_label = d - 1
+            left = excess[i]  # i's excess in a register: j != i (its label is d - 1)
             for a in range(current[i], first[i + 1]):
                 if res[a] > 0:
                     j = head[a]
                     if label[j] == j_label:
-                        counters[PUSHES] += 1
-                        delta = min(res[a], excess[i])
+                        pushes += 1
+                        delta = min(res[a], left)
                         res[a] -= delta
                         res[rev[a]] += delta
                         if j != sink and excess[j] == 0:
@@ -235,10 +237,11 @@ def _discharges(first, head, rev, res, excess, label, current, first_active, fir
                             _add_active(j, j_label, first_active, b_next)
                             a_min, a_max, d_max = _widened(a_min, a_max, d_max, j_label)
                         excess[j] += delta
-                        excess[i] -= delta
-                        if excess[i] == 0:
+                        left -= delta
+                        if left == 0:
                             break
-            if excess[i] == 0:
+            excess[i] = left
+            if left == 0:
                 current[i] = a
                 _add_inactive(i, d, first_inactive, b_next, b_prev)
                 break
@@ -259,11 +262,13 @@ def _discharges(first, head, rev, res, excess, label, current, first_active, fir
             counters[WORK] += work
             work = 0
             if stop_at_global_update or 0 <= work_budget <= counters[WORK]:
+                counters[PUSHES] += pushes
                 return STOPPED_AT_GLOBAL_UPDATE
             a_max, a_min, d_max = _global_update(first, head, rev, res, excess, label, current,
                                                  sink, seeded_from, first_active,
                                                  first_inactive, b_next, b_prev, counters)
     counters[WORK] += work
+    counters[PUSHES] += pushes
     return DONE
 
 
