@@ -155,6 +155,15 @@ def preset(name: str) -> Preset:
     return PRESETS[name]
 
 
+def held_size(chosen: Family, params: dict) -> tuple[int, int, int]:
+    """The family's size for checked `params`: (n, m, approximate bytes of its text), after
+    making sure the memory can hold the network while it is generated (MaxflowError with the
+    figures where it cannot)."""
+    n, m, approximate = chosen.size(**params)
+    memory.require(chosen.bytes_per_arc * m, f"{chosen.name}: {n:,} vertices and {m:,} arcs")
+    return n, m, approximate
+
+
 def make(family_name: str, **params) -> Network:
     """Generate in memory, the capacities int32 where they fit (narrowed): ``make("genrmf",
     a=8, b=64, c1=1, c2=10000, seed=3)``. A network the memory cannot hold is refused before
@@ -162,8 +171,7 @@ def make(family_name: str, **params) -> Network:
     chosen = family(family_name)
     complete = chosen.complete(params)
     chosen.check(**complete)
-    n, m, _ = chosen.size(**complete)
-    memory.require(chosen.bytes_per_arc * m, f"{chosen.name}: {n:,} vertices and {m:,} arcs")
+    held_size(chosen, complete)
     network = chosen.make(**complete)
     return replace(network, caps=narrowed(network.caps))
 
@@ -177,6 +185,7 @@ __all__ = [
     "Parameter",
     "Preset",
     "family",
+    "held_size",
     "preset",
     "make",
 ]

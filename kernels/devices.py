@@ -181,10 +181,10 @@ def page_locked(host: np.ndarray, driver=None):
     """`host` (contiguous) page-locked within the block where it holds PAGE_LOCK_BYTES or more
     and the driver agrees (cuMemHostRegister; an array already locked, as host_array's are,
     is left as it is), released after it."""
-    if host.nbytes >= PAGE_LOCK_BYTES:
+    locked = host.nbytes >= PAGE_LOCK_BYTES
+    if locked:
         driver = driver or _cuda_driver()
-    locked = host.nbytes >= PAGE_LOCK_BYTES and \
-        driver.cuMemHostRegister_v2(host.ctypes.data, host.nbytes, 0) == 0
+        locked = driver.cuMemHostRegister_v2(host.ctypes.data, host.nbytes, 0) == 0
     try:
         yield host
     finally:

@@ -24,7 +24,8 @@ def residual_bytes(n: int, m: int, arc_type=None) -> int:
     every solver keeps (residuals, excesses, labels: 16 m + 12 n), the larger. Solvers add
     their own. Arc indices are `arc_type`s (None: limits.arc_index_type)."""
     index = np.dtype(arc_type or arc_index_type(m)).itemsize
-    return (8 + 3 * index) * m + index * n + 16 * m + 12 * n
+    graph = (8 + 3 * index) * m + index * n  # head and rev per residual arc, arc_of_input, first
+    return graph + 16 * m + 12 * n
 
 
 def available() -> int | None:

@@ -260,6 +260,19 @@ def parameter_defaults(name: str) -> str:
     return ", ".join(f"{solver} {default}" for solver, default in defaults.items())
 
 
+_COMPILED_ONCE: set = set()  # the keys compile_once has compiled for in this process
+
+
+def compile_once(key, compile: Callable[[], float]) -> float:
+    """Run `compile` (which returns the seconds it took) the first time `key` comes in this
+    process, marked before, so that a compile that solves does not come back here; its
+    seconds, 0 after. For what a prepare step leaves out because few solves need it."""
+    if key in _COMPILED_ONCE:
+        return 0.0
+    _COMPILED_ONCE.add(key)
+    return compile()
+
+
 def compile_on_tiny_graph(solve, options: SolveOptions, arc_type=None) -> float:
     """Run `solve` on a 4-vertex network (its arcs indexed by `arc_type`s: see tiny_graph) so
     that every Numba function it uses is compiled (or loaded from the disk cache); return the

@@ -386,13 +386,14 @@ def test_auto_on_a_grid_goes_on_with_hpf_where_eibfs_calls_for_help(monkeypatch)
 def test_auto_compiles_eibfs_only_where_it_runs_first(monkeypatch):
     """auto's compile step leaves eibfs out; the first solve that runs it first compiles it,
     outside stage 1, and reports that as its compile time; later solves do not."""
+    from maxflow_cli import registry
     from maxflow_cli.bench.instances import parse_instance
     from maxflow_cli.registry import SolveOptions, get_solver
     from maxflow_cli.residual import build_residual
     from maxflow_cli.solvers import auto
 
     compiled = []
-    monkeypatch.setattr(auto, "_COMPILED", set())
+    monkeypatch.setattr(registry, "_COMPILED_ONCE", set())
     monkeypatch.setattr(auto, "prepare_rivals", lambda rivals, relay: compiled.append(
         [spec.name for spec, _ in rivals]) or 0.5)
     spec = get_solver("auto")
@@ -410,10 +411,11 @@ def test_auto_compiles_eibfs_only_where_it_runs_first(monkeypatch):
 def test_solve_adds_the_compile_of_the_solver_auto_chose(monkeypatch):
     """maxflow solve's compile phase: its own (the reader's and auto's rivals'), plus what
     auto compiled when it chose eibfs."""
+    from maxflow_cli import registry
     from maxflow_cli.solvers import auto
 
     monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
-    monkeypatch.setattr(auto, "_COMPILED", set())
+    monkeypatch.setattr(registry, "_COMPILED_ONCE", set())
     monkeypatch.setattr(auto, "prepare_rivals",  # eibfs's compile "takes" 100 s
                         lambda rivals, relay: 100.0 * (rivals[0][0].name == "eibfs"))
     report = json.loads(run(GRID_40, "--json").output)

@@ -9,10 +9,9 @@ import sys
 import click
 from rich.table import Table
 
-from maxflow_cli import memory
 from maxflow_cli.bench.report import console_for
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.generators import FAMILIES, PRESETS, Family, Parameter, preset
+from maxflow_cli.generators import FAMILIES, PRESETS, Family, Parameter, held_size, preset
 from maxflow_cli.generators.family import DEFAULT_SEED
 from maxflow_cli.memory import human_bytes
 from maxflow_cli.outputs import atomic_output, check_writable
@@ -56,8 +55,7 @@ def _generate(family: Family, params: dict, flags: dict, output: str) -> None:
     whole, then write it), announce a large output on stderr, then write the instance."""
     family.check(**params)
     check_writable(output, "-o")
-    n, m, approximate = family.size(**params)
-    memory.require(family.bytes_per_arc * m, f"{family.name}: {n:,} vertices and {m:,} arcs")
+    n, m, approximate = held_size(family, params)
     if approximate >= LARGE_OUTPUT:
         click.echo(
             f"maxflow: {family.name}: {n:,} vertices, {m:,} arcs, about {human_bytes(approximate)}",

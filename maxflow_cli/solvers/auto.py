@@ -19,7 +19,14 @@ from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels.devices import default_device, device_unavailable
 from maxflow_cli.race import NO_RIVALS, RIVALS, Race, able, entrants, joined, takes
 from maxflow_cli.race import prepare as prepare_rivals
-from maxflow_cli.registry import SolveOptions, SolverSpec, get_solver, refuse_wide, register
+from maxflow_cli.registry import (
+    SolveOptions,
+    SolverSpec,
+    compile_once,
+    get_solver,
+    refuse_wide,
+    register,
+)
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 
@@ -61,17 +68,12 @@ def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     return replace(result, solver="auto", why=why)
 
 
-_COMPILED: set = set()  # (solver, want_flow) that _compile_once compiled in this process
-
-
 def _compile_once(rival: tuple) -> float:
     """Compile a rival that prepare_auto left out (eibfs), the first time it runs in this
     process: the seconds it took (0 after)."""
     spec, options = rival
-    if (spec.name, options.want_flow) in _COMPILED:
-        return 0.0
-    _COMPILED.add((spec.name, options.want_flow))
-    return prepare_rivals([rival], relay=True)
+    return compile_once(("auto rival", spec.name, options.want_flow),
+                        lambda: prepare_rivals([rival], relay=True))
 
 
 def _terminal_shares(graph: ResidualGraph) -> tuple[float, float, float]:

@@ -59,6 +59,7 @@ from maxflow_cli.registry import (
     Parameter,
     SolveOptions,
     compile_on_tiny_graph,
+    compile_once,
     register_with_kernels,
     tiny_graph,
 )
@@ -419,24 +420,20 @@ def prepare_gpu_sync(options: SolveOptions) -> float:
     return seconds + prepare_rivals(entrants(options.params["rivals"], options.want_flow))
 
 
-_WIDE_COMPILED: set = set()  # the (device, want_flow) that _compile_wide compiled for
-
-
 def _compile_wide(options: SolveOptions) -> float:
     """The engine and its hand-over compiled for a wide graph's 64-bit arc numbers, the first
     time one comes in this process (prepare_gpu_sync compiles for 32-bit ones: a wide
     graph is rare, and its compile would double every first run's): the seconds it took."""
-    key = (options.device, options.want_flow)
-    if key in _WIDE_COMPILED:
-        return 0.0
-    _WIDE_COMPILED.add(key)  # first, so that the compile's own solve does not recurse
     engine_only = SolveOptions(options.want_flow, options.device,
                                options.params | {"rivals": NO_RIVALS})
-    started = time.perf_counter()
-    compile_on_tiny_graph(solve_gpu_sync, engine_only, np.int64)
-    if options.params["hand_over"] == "auto":
-        compile_hand_over(options.params, np.int64)
-    return time.perf_counter() - started
+
+    def compile_wide() -> float:
+        started = time.perf_counter()
+        compile_on_tiny_graph(solve_gpu_sync, engine_only, np.int64)
+        if options.params["hand_over"] == "auto":
+            compile_hand_over(options.params, np.int64)
+        return time.perf_counter() - started
+    return compile_once(("gpu-sync wide", options.device, options.want_flow), compile_wide)
 
 
 def compile_hand_over(params: dict, arc_type=None) -> None:
