@@ -18,7 +18,8 @@
 // Work is mapped to degree: a group of `width` lanes of a warp (a power of two up to 32, from
 // the mean degree: 8 on Washington-RLG, 32 on acyclic-dense) takes each listed vertex, a lane
 // per arc, so that the loads of its arcs are in flight together.
-// RES_T (int or long long) is the residual type, chosen by the host from the capacities;
+// RES_T (unsigned short, int or long long) is the residual type, chosen by the host from the
+// capacities;
 // ARC_T (int, or long long past 2^31 - 1 residual arcs) the type of arc numbers (first, rev).
 // Numba twin: gpu_sync_cpu.py (same steps, vertices of a round in parallel on CPU threads).
 
@@ -57,12 +58,21 @@ namespace cg = cooperative_groups;
 typedef unsigned long long u64;
 
 
+// *address += value, atomically. A 16-bit residual is added to through the 32-bit word that
+// holds it and its neighbour, the value shifted to its half: the sum is exact modulo 2^32,
+// and no carry or borrow crosses into the neighbour as long as the residual stays within
+// 0 .. 65535 throughout (the host's choice of RES_T guarantees it).
 static __device__ __forceinline__ void add_res(RES_T *address, long long value)
 {
-    if constexpr (sizeof(RES_T) == 4)
+    if constexpr (sizeof(RES_T) == 2) {
+        auto at = reinterpret_cast<unsigned long long>(address);
+        atomicAdd(reinterpret_cast<unsigned int *>(at & ~3ULL),
+                  static_cast<unsigned int>(value) << ((at & 2) * 8));
+    } else if constexpr (sizeof(RES_T) == 4) {
         atomicAdd(reinterpret_cast<int *>(address), static_cast<int>(value));
-    else
+    } else {
         atomic_add(reinterpret_cast<long long *>(address), value);
+    }
 }
 
 // The GPU's nanosecond clock, the same on every multiprocessor.
@@ -108,12 +118,10 @@ static __device__ void append(int *list, long long *count, int value)
 }
 
 // Reads of state other threads change: from L2 (coherent), never from a stale L1 line.
-static __device__ __forceinline__ long long fresh(const long long *address)
+template <typename T> static __device__ __forceinline__ T fresh(const T *address)
 {
     return __ldcg(address);
 }
-
-static __device__ __forceinline__ int fresh(const int *address) { return __ldcg(address); }
 
 // A control value read once per block and shared with its threads (every thread calls it).
 static __device__ long long block_read(const long long *address)

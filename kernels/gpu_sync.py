@@ -5,10 +5,10 @@ excess)`` brings the preflow back and ``upload(res, excess)`` sends it again (gp
 hand-over to the CPU); ``close()``.
 
 The state lives on the device from upload to download: the graph (first, head, rev; arc
-numbers 32-bit, or 64-bit in a wide graph), the residuals (32-bit when every residual fits,
-else 64-bit), excesses (64-bit), labels, the round each vertex was last queued for, two
-active lists and the stats. Only the stats (320 bytes) cross the bus between kernels, unless
-the engine hands the preflow to the CPU.
+numbers 32-bit, or 64-bit in a wide graph), the residuals (16-bit or 32-bit where every
+residual fits, else 64-bit), excesses (64-bit), labels, the round each vertex was last
+queued for, two active lists and the stats. Only the stats (320 bytes) cross the bus
+between kernels, unless the engine hands the preflow to the CPU.
 """
 
 import numpy as np
@@ -19,11 +19,17 @@ from maxflow_cli.kernels.declarations import GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS, 
 from maxflow_cli.kernels.devices import Layout, open_device
 from maxflow_cli.limits import int_type
 
+C_TYPES = {np.uint16: "unsigned short", np.int32: "int", np.int64: "long long"}
+
 
 def residual_type(graph) -> type:
-    """int32 where no residual can pass 2^31 - 1 (an arc's residual is at most its capacity
-    plus its reverse arc's: twice the largest capacity bounds it), else int64."""
-    return int_type(2 * int(graph.caps.max(initial=0)))
+    """The narrowest type no residual can pass: an arc's residual and its pair's add up to the
+    input arc's capacity, and a push along the pair may add to one before the other gives it
+    up, so twice the largest capacity bounds every value the kernels see. uint16 where that
+    is at most 65535 (half the bytes to read and to hold), int32 where at most 2^31 - 1,
+    else int64."""
+    bound = 2 * int(graph.caps.max(initial=0))
+    return np.uint16 if bound <= np.iinfo(np.uint16).max else int_type(bound)
 
 
 def sync_layout(graph, res_type) -> Layout:
@@ -48,7 +54,7 @@ class SyncKernels:
         if width & (width - 1):
             raise ParameterError(f"--group-size {width}: must be a power of two (or 0)")
         width = width or group_width(graph)
-        defines = tuple(f"{name}={'int' if array.dtype == np.int32 else 'long long'}"
+        defines = tuple(f"{name}={C_TYPES[array.dtype.type]}"
                         for name, array in (("RES_T", res), ("ARC_T", graph.rev)))
         self.n = graph.n
         self.device = open_device(kind, {"n": graph.n, "source": graph.source,

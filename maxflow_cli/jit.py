@@ -27,14 +27,14 @@ cache takes well under this, compiling a solver 10-25 s on a 2-core machine."""
 def compile_shared() -> float:
     """Run the reader, the builder (in each arc order) and the certificate on a tiny network,
     with capacities as read (int64) and as generated (int32), and residuals as every solver
-    gives them (int64) and as gpu-sync does (int32); return seconds."""
+    gives them (int64) and as gpu-sync does (int32 or uint16); return seconds."""
     started = time.perf_counter()
     network, _ = parse_network(_TINY)
     for order in ORDERS:
         build_residual(network, order)
     for caps in (network.caps, narrowed(network.caps)):
         graph = build_residual(replace(network, caps=caps))
-        for res_type in (np.int64, np.int32):
+        for res_type in (np.int64, np.int32, np.uint16):
             check_answer(graph, SolveResult("none", 0, graph.initial_residuals(res_type), False))
     return time.perf_counter() - started
 

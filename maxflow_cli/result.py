@@ -11,8 +11,9 @@ class SolveResult:
     """The outcome of one solve.
 
     ``res`` holds the final residual capacities: a maximum preflow after stage 1, a maximum
-    flow when ``is_flow`` (stage 2 ran); int64, or gpu-sync's int32 where every residual
-    fits and no flow is asked for (the host then holds 4 bytes a residual arc, not 8).
+    flow when ``is_flow`` (stage 2 ran); int64, or gpu-sync's uint16 or int32 where every
+    residual fits and no flow is asked for (the host then holds 2 or 4 bytes a residual arc,
+    not 8).
     ``times`` are seconds per phase (``stage1``, ``stage2`` and solver-specific ones such as
     ``global_relabel``, ``kernels``, ``transfer``; where stage 1 is timed as the authors' code
     times it, ``setup`` before it builds the solver's own structures from the residual graph

@@ -12,7 +12,7 @@ import pytest
 from maxflow_cli import generators, kernels
 from maxflow_cli.check import check_answer
 from maxflow_cli.kernels import gpu_sync_cpu
-from maxflow_cli.kernels.gpu_sync import SyncKernels, residual_type
+from maxflow_cli.kernels.gpu_sync import C_TYPES, SyncKernels, residual_type
 from maxflow_cli.network import Network
 from maxflow_cli.pushrelabel.relabel import initialize_preflow
 from maxflow_cli.registry import SolveOptions, get_solver
@@ -31,11 +31,11 @@ def _open(kind, graph):
     return SyncKernels(kind, graph, res, excess), res, excess
 
 
-def test_residuals_are_32_bit_only_where_every_residual_fits():
-    small = build_residual(Network.from_arcs(3, 0, 2, [(0, 1, 2**30 - 1), (1, 2, 5)]))
-    large = build_residual(Network.from_arcs(3, 0, 2, [(0, 1, 2**30), (1, 2, 5)]))
-    assert residual_type(small) == np.int32
-    assert residual_type(large) == np.int64
+@pytest.mark.parametrize("largest,expected", [
+    (2**15 - 1, np.uint16), (2**15, np.int32), (2**30 - 1, np.int32), (2**30, np.int64)])
+def test_residuals_are_narrow_only_where_twice_the_largest_capacity_fits(largest, expected):
+    graph = build_residual(Network.from_arcs(3, 0, 2, [(0, 1, largest), (1, 2, 5)]))
+    assert residual_type(graph) == expected
 
 
 def _hub(spokes: int) -> Network:
@@ -167,28 +167,31 @@ def test_the_engine_alone_or_raced_answers_the_maximum_flow(kind, rivals):
 
 
 @pytest.mark.parametrize("want_flow", [False, True])
-def test_the_host_keeps_32_bit_residuals_unless_stage_two_takes_them(want_flow):
-    graph = build_residual(generators.make("washington-rlg", rows=8, levels=16, cap=100, seed=2))
+@pytest.mark.parametrize("cap,narrow_type", [(100, np.uint16), (10**6, np.int32)])
+def test_the_host_keeps_narrow_residuals_unless_stage_two_takes_them(want_flow, cap,
+                                                                     narrow_type):
+    graph = build_residual(generators.make("washington-rlg", rows=8, levels=16, cap=cap, seed=2))
     spec = get_solver("gpu-sync")
     options = spec.resolve(SolveOptions(want_flow=want_flow, device="cpu",
                                         params={"rivals": "none"}))
     result = spec.solve(graph, options)
-    assert result.res.dtype == (np.int64 if want_flow else np.int32)
+    assert result.res.dtype == (np.int64 if want_flow else narrow_type)
     assert check_answer(graph, result).ok
     assert want_flow or "cap" not in vars(graph)  # only stage 2 reads a capacity per arc
 
 
+@pytest.mark.parametrize("narrow_type", [np.int32, np.uint16])
 @pytest.mark.parametrize("size", [0, 1, 2, 3, 5, 64, 1001])
-def test_32_bit_residuals_are_widened_in_place(size):
-    """What the engine downloads into the first half of an int64 array's bytes, as int64s."""
-    import numpy as np
-
+def test_narrow_residuals_are_widened_in_place(size, narrow_type):
+    """What the engine downloads into the first bytes of an int64 array, as int64s."""
     from maxflow_cli.solvers.gpu_sync import widened
 
-    values = np.random.default_rng(size).integers(-2**31, 2**31, size).astype(np.int32)
+    limits = np.iinfo(narrow_type)
+    values = np.random.default_rng(size).integers(limits.min, limits.max, size,
+                                                  endpoint=True).astype(narrow_type)
     wide = np.empty(size, np.int64)
-    wide.view(np.int32)[:size] = values
-    widened(wide)
+    wide.view(narrow_type)[:size] = values
+    widened(wide, narrow_type)
     assert wide.tolist() == values.tolist()
 
 
@@ -262,19 +265,22 @@ def _handing_over(monkeypatch, allowances):
 
 @pytest.mark.parametrize("kind", DEVICES)
 @pytest.mark.parametrize("want_flow", [False, True])
+@pytest.mark.parametrize("res_type", C_TYPES)
 @pytest.mark.parametrize("family,params", [
-    ("genrmf", {"a": 5, "b": 7, "seed": 3}),
+    ("genrmf", {"a": 5, "b": 7, "c2": 100, "seed": 3}),
     ("washington-rlg", {"rows": 8, "levels": 16, "cap": 100, "seed": 2}),
     ("washington", {"function": 4, "dim1": 200, "dim2": 3, "seed": 4}),
 ])
 def test_a_preflow_handed_back_and_forth_gives_the_maximum_flow(monkeypatch, kind, want_flow,
-                                                                family, params):
+                                                                res_type, family, params):
     """CPU phases out of time at once (hipr stops before its first discharge) or after
     hi_pr's work budget (frequency 4: soon) send the preflow back to the device, whose next
     global relabel (or hipr's, after the device's first window of BFS levels) and rounds go on
-    from it; the answer is still the maximum flow."""
+    from it; the answer is still the maximum flow, with residuals of each width."""
     given = _handing_over(monkeypatch, [0.0, 0.0])
     graph = build_residual(generators.make(family, **params))
+    assert residual_type(graph) == np.uint16  # every width holds these residuals
+    monkeypatch.setattr(gpu_sync, "residual_type", lambda graph: res_type)
     hipr = get_solver("hipr")
     result = _gpu_sync_on(kind, graph, want_flow, global_update_frequency=4.0)
     expected = hipr.solve(graph, hipr.resolve(SolveOptions()))

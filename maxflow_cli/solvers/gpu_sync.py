@@ -41,7 +41,7 @@ import numpy as np
 from maxflow_cli import generators
 from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.declarations import SYNC_COUNTS
-from maxflow_cli.kernels.gpu_sync import SyncKernels, residual_type
+from maxflow_cli.kernels.gpu_sync import C_TYPES, SyncKernels, residual_type
 from maxflow_cli.pushrelabel.highest_label import (
     COUNTER_NAMES,
     DONE,
@@ -224,19 +224,19 @@ class Engine:
         if self.host_res is None:
             self.host_res = np.empty(self.arcs, np.int64 if self.wide else self.res_type)
         if self.wide:
-            return self.host_res.view(np.int32)[:self.arcs], self.host_res
+            return self.host_res.view(self.res_type)[:self.arcs], self.host_res
         return self.host_res, self.host_res
 
     def download(self) -> np.ndarray:
         """The residuals (and the excesses into self.excess), of the device's type, or as
-        int64 where stage 2 takes them (self.wide): 32-bit residuals then come into the first
-        half of the int64 array's bytes and are widened in place (widened), so that the host
-        never holds both. The host's own where the CPU finished stage 1."""
+        int64 where stage 2 takes them (self.wide): narrower residuals then come into the first
+        bytes of the int64 array and are widened in place (widened), so that the host never
+        holds both. The host's own where the CPU finished stage 1."""
         narrow, res = self._host_residuals()
         if not self.finished_on_cpu:
             self.device.download(narrow, self.excess)
         if self.wide:
-            widened(res)
+            widened(res, self.res_type)
         return res
 
     def _answered(self) -> bool:
@@ -349,14 +349,16 @@ def hand_over_download_seconds(graph: ResidualGraph, res: np.ndarray, seconds: d
     return seconds["transfer"] * downloaded / max(uploaded, 1)
 
 
-def widened(wide: np.ndarray) -> None:
-    """The int32s in the first half of `wide`'s bytes as int64s in place: the top half
-    first, then the top half of what is left, and so on, so that no element is read after
-    it is overwritten and no copy reads what it writes (NumPy would copy through a buffer)."""
-    narrow = wide.view(np.int32)
+def widened(wide: np.ndarray, narrow_type=np.int32) -> None:
+    """The `narrow_type`s (of s bytes) in the first bytes of `wide` as int64s in place: the
+    top part first, then the top part of what is left, and so on, so that no element is read
+    after it is overwritten and no copy reads what it writes (NumPy would copy through a
+    buffer)."""
+    narrow = wide.view(narrow_type)
+    size = narrow.itemsize
     high = wide.size
     while high > 1:
-        low = (high + 1) // 2  # reads bytes 4 low .. 4 high, writes from 8 low >= 4 high
+        low = -(-high * size // 8)  # reads bytes s low .. s high, writes from 8 low >= s high
         wide[low:high] = narrow[low:high]
         high = low
     if wide.size:
@@ -437,11 +439,11 @@ def _compile_wide(options: SolveOptions) -> float:
 
 
 def compile_hand_over(params: dict, arc_type=None) -> None:
-    """hipr's core compiled for both residual types the hand-over gives it (on the tiny
+    """hipr's core compiled for every residual type the hand-over gives it (on the tiny
     graph, its arcs indexed by `arc_type`s), and the CPU's seconds per unit of work measured
     (cpu_unit_seconds)."""
     graph = tiny_graph(arc_type)
-    for res_type in (np.int32, np.int64):
+    for res_type in C_TYPES:
         res, excess, label, _ = initialize_preflow(graph, res_type=res_type)
         cpu = CpuFinish(graph, params, params["global_update_frequency"])
         cpu.label[:] = label
