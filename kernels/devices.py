@@ -14,7 +14,7 @@ import functools
 import importlib
 import time
 from abc import ABC, abstractmethod
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
@@ -105,6 +105,11 @@ class Device(ABC):
     def host_array(self, length: int, dtype) -> np.ndarray:
         """A host array for the state, as fast to copy as this device allows."""
         return np.empty(length, dtype)
+
+    def locked(self, host: np.ndarray):
+        """A context within which `host` is as fast to copy as this device allows: an array
+        copied often is locked once for all its copies (each copy would lock it again)."""
+        return nullcontext(host)
 
     def close(self) -> None:
         """Free what the device holds."""
@@ -250,6 +255,9 @@ class GpuDevice(Device):
         length, kind = self.layout[name]
         words = length * np.dtype(kind).itemsize // 4
         self.cuda.memset_d32_async(self.buffers[name], value & 0xFFFFFFFF, words)
+
+    def locked(self, host: np.ndarray):
+        return page_locked(host)
 
     def host_array(self, length: int, dtype) -> np.ndarray:
         """Page-locked host memory (He & Hong: cudaMallocHost doubles copy speed)."""

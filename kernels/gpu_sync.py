@@ -11,6 +11,8 @@ queued for, two active lists and the stats. Only the stats (320 bytes) cross the
 between kernels, unless the engine hands the preflow to the CPU.
 """
 
+from contextlib import ExitStack
+
 import numpy as np
 
 from maxflow_cli.errors import ParameterError
@@ -18,6 +20,7 @@ from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.declarations import GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS, Kernel
 from maxflow_cli.kernels.devices import Layout, open_device
 from maxflow_cli.limits import int_type
+from maxflow_cli.residual import largest
 
 C_TYPES = {np.uint16: "unsigned short", np.int32: "int", np.int64: "long long"}
 
@@ -28,7 +31,7 @@ def residual_type(graph) -> type:
     up, so twice the largest capacity bounds every value the kernels see. uint16 where that
     is at most 65535 (half the bytes to read and to hold), int32 where at most 2^31 - 1,
     else int64."""
-    bound = 2 * int(graph.caps.max(initial=0))
+    bound = 2 * int(largest(graph.caps))
     return np.uint16 if bound <= np.iinfo(np.uint16).max else int_type(bound)
 
 
@@ -47,10 +50,12 @@ class SyncKernels:
     from upload to download; each launch returns the stats after it."""
 
     def __init__(self, kind: str, graph, res: np.ndarray, excess: np.ndarray, width: int = 0,
-                 shares_host: bool = False):
+                 shares_host: bool = False, held: tuple = ()):
         """The kernels on the GPU (kind "gpu") or their twins ("cpu") holding `graph` and the
         preflow (res, of residual_type(graph); excess); the GPU's lane groups are `width`
-        wide (0: group_width); `shares_host` as Device.shares_host."""
+        wide (0: group_width); `shares_host` as Device.shares_host. The host arrays `held`
+        (the ones every transfer of the preflow copies) stay locked (Device.locked) until
+        close()."""
         if width & (width - 1):
             raise ParameterError(f"--group-size {width}: must be a power of two (or 0)")
         width = width or group_width(graph)
@@ -61,13 +66,24 @@ class SyncKernels:
                                          "sink": graph.sink, "width": width},
                                   defines=defines)
         self.device.shares_host = shares_host
-        self.device.allocate(sync_layout(graph, res.dtype), {
-            "first": graph.first, "head": graph.head, "rev": graph.rev, "res": res,
-            "excess": excess, "stats": gpu_sync_cpu.new_stats()})
+        self._held = ExitStack()
+        try:
+            for array in held:
+                self._held.enter_context(self.device.locked(array))
+            self.device.allocate(sync_layout(graph, res.dtype), {
+                "first": graph.first, "head": graph.head, "rev": graph.rev, "res": res,
+                "excess": excess, "stats": gpu_sync_cpu.new_stats()})
+        except BaseException:
+            self._held.close()
+            raise
         self.device.fill("queued", -1)
         self.stats = gpu_sync_cpu.new_stats()
         self.seconds = self.device.seconds
-        self.close = self.device.close
+
+    def close(self) -> None:
+        """Free what the device holds, and unlock the held arrays."""
+        self.device.close()
+        self._held.close()
 
     def global_relabel(self, max_levels: int) -> np.ndarray:
         """Up to `max_levels` levels of a global relabel, and the next round's list once it is

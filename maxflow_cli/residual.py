@@ -96,6 +96,16 @@ def index_view(indices: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True, parallel=True)
+def largest(values):
+    """The largest of `values`, at least 0, read on all threads (a solve's set-up on the
+    GPU host reads a billion capacities)."""
+    top = 0
+    for i in prange(values.shape[0]):
+        top = max(top, values[i])
+    return top
+
+
+@numba.njit(cache=True, parallel=True)
 def scatter_capacities(caps, arc_of_input, res):
     """res[a]: the capacity of residual arc a (input arc i's at its forward arc, 0 at the
     reverse arcs)."""

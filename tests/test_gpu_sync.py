@@ -15,6 +15,7 @@ from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.gpu_sync import C_TYPES, SyncKernels, residual_type
 from maxflow_cli.network import Network
 from maxflow_cli.pushrelabel.relabel import initialize_preflow
+from maxflow_cli.race import Race
 from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import gpu_sync
@@ -128,6 +129,53 @@ def test_the_rounds_get_the_last_global_relabels_time_over_the_frequency():
     assert engine._rounds_ns_left() == 1  # due: the next launch stops after a round
     engine.frequency = 0
     assert engine._rounds_ns_left() == 2**62
+
+
+def test_the_held_arrays_stay_locked_from_before_the_upload_until_close(monkeypatch):
+    """The preflow's host arrays are locked once for all their copies (each copy would lock
+    them again), before the first upload, and unlocked when the kernels close."""
+    from contextlib import contextmanager
+
+    from maxflow_cli.kernels import devices
+
+    events = []
+
+    @contextmanager
+    def locked(device, host):
+        events.append(("lock", host.size))
+        yield host
+        events.append(("unlock", host.size))
+
+    upload = devices.TwinDevice.upload
+    monkeypatch.setattr(devices.TwinDevice, "locked", locked)
+    monkeypatch.setattr(devices.TwinDevice, "upload", lambda device, name, host: (
+        events.append(("upload", name)), upload(device, name, host)))
+    graph = build_residual(generators.make("genrmf", a=4, b=6, seed=5))
+    res, excess, _, _ = initialize_preflow(graph, res_type=residual_type(graph))
+    kernels = SyncKernels("cpu", graph, res, excess, held=(res, excess))
+    assert events[:3] == [("lock", res.size), ("lock", excess.size), ("upload", "first")]
+    assert not any(event[0] == "unlock" for event in events)
+    kernels.close()
+    assert events[-2:] == [("unlock", excess.size), ("unlock", res.size)]
+
+
+@pytest.mark.parametrize("want_flow", [False, True])
+def test_the_preflow_array_is_the_one_the_residuals_come_back_into(want_flow):
+    """Without a flow, the array uploaded is the one downloaded into (no second array);
+    with one, stage 2's int64 array is made at the download and the first is let go."""
+    graph = build_residual(generators.make("genrmf", a=4, b=6, seed=5))
+    options = get_solver("gpu-sync").resolve(SolveOptions(want_flow=want_flow, device="cpu",
+                                                          params={"rivals": "none"}))
+    engine = gpu_sync.Engine(graph, options, polled=False)
+    try:
+        held = engine.host_res
+        with Race([], graph) as race:
+            engine.run(race)
+        res = engine.download()
+    finally:
+        engine.device.close()
+    assert (held is None) == want_flow and (want_flow or res is held)
+    assert res.dtype == (np.int64 if want_flow else residual_type(graph))
 
 
 def test_a_window_runs_about_its_seconds_of_steps_once_timed():

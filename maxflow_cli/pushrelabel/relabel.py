@@ -10,7 +10,9 @@ graph, n where the sink cannot be reached.
 
 import numba
 import numpy as np
+from numba import prange
 
+from maxflow_cli.atomics import atomic_add
 from maxflow_cli.residual import scatter_capacities
 from maxflow_cli.steps import cancel_violations, reverse_bfs
 
@@ -24,15 +26,34 @@ def saturate_source_arcs(first, head, rev, res, excess, source):
     """
     total = 0
     for a in range(first[source], first[source + 1]):
-        v = head[a]
-        if v != source and res[a] > 0:
-            delta = res[a]
-            res[a] = 0
-            res[rev[a]] += delta
-            excess[v] += delta
-            total += delta
+        total += _saturate(a, head, rev, res, excess, source)
     excess[source] -= total
     return total
+
+
+@numba.njit(cache=True, parallel=True)
+def saturate_source_arcs_parallel(first, head, rev, res, excess, source):
+    """saturate_source_arcs with the source's arcs split among the threads (a vision grid's
+    source reaches half of the vertices): for graphs whose set-up is parallel anyway."""
+    total = 0
+    for a in prange(first[source], first[source + 1]):
+        total += _saturate(a, head, rev, res, excess, source)
+    excess[source] -= total
+    return total
+
+
+@numba.njit(cache=True, inline="always")
+def _saturate(a, head, rev, res, excess, source):
+    """Source arc a's whole residual pushed to its head (none along a self-loop): the amount.
+    Only a's pair changes, and the head's excess is added to atomically (parallel arcs)."""
+    v = head[a]
+    delta = res[a]
+    if v == source or delta <= 0:
+        return 0
+    res[a] = 0
+    res[rev[a]] += delta
+    atomic_add(excess, v, delta)
+    return delta
 
 
 @numba.njit(cache=True, inline="always")
@@ -63,8 +84,8 @@ def initialize_preflow(graph, allocate=np.empty, res_type=np.int64):
     label = allocate(graph.n, np.int32)
     label[:] = 0
     label[graph.source] = graph.n
-    excess_total = saturate_source_arcs(graph.first, graph.head, graph.rev, res, excess,
-                                        graph.source)
+    excess_total = saturate_source_arcs_parallel(graph.first, graph.head, graph.rev, res,
+                                                 excess, graph.source)
     return res, excess, label, int(excess_total)
 
 

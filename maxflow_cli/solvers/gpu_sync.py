@@ -98,12 +98,17 @@ class Engine:
         params = options.params
         self.params = params
         res, self.excess, _, _ = initialize_preflow(graph, res_type=residual_type(graph))
-        self.res_type, self.arcs = res.dtype, res.shape[0]  # the host's copy goes once uploaded
+        self.res_type, self.arcs = res.dtype, res.shape[0]
         self.frequency = params["global_update_frequency"]
         self.budget = int((params["alpha"] * graph.n + graph.m) / self.frequency) \
             if self.frequency > 0 else 2**62
+        # where stage 2 takes int64 residuals (wide), the host's copy goes once uploaded;
+        # else it is the one the device's residuals come back into, locked for every copy
+        self.wide = options.want_flow and self.res_type != np.int64
+        self.host_res: np.ndarray | None = None if self.wide else res
         self.device = SyncKernels(options.device, graph, res, self.excess,
-                                  params["group_size"], shares_host=polled)
+                                  params["group_size"], shares_host=polled,
+                                  held=(self.excess,) if self.wide else (res, self.excess))
         self.cpu = CpuFinish(graph, params, self.frequency) \
             if params["hand_over"] == "auto" else None
         windowed = polled or self.cpu is not None
@@ -118,8 +123,6 @@ class Engine:
         self.download_seconds = hand_over_download_seconds(graph, res, self.device.seconds)
         self.launch_seconds = float("inf")  # the shortest launch: its fixed cost, at most
         self.bfs_given_up = False  # the last global relabel was the CPU's (see _relabel)
-        self.wide = options.want_flow and self.res_type != np.int64
-        self.host_res: np.ndarray | None = None  # the residuals, once the host holds them
         self.finished_on_cpu = False
 
     def run(self, race) -> np.ndarray | None:
@@ -219,13 +222,14 @@ class Engine:
         return time.perf_counter() - self.started
 
     def _host_residuals(self) -> tuple[np.ndarray, np.ndarray]:
-        """The host's residuals (made once): the array the device's residuals come into, and
-        the array stage 2 takes (the same, or the int64 array whose first half holds them)."""
+        """The host's residuals: the array the device's residuals come into, and the array
+        stage 2 takes (the same, or the int64 array, made once, whose first bytes hold
+        them)."""
+        if not self.wide:
+            return self.host_res, self.host_res
         if self.host_res is None:
-            self.host_res = np.empty(self.arcs, np.int64 if self.wide else self.res_type)
-        if self.wide:
-            return self.host_res.view(self.res_type)[:self.arcs], self.host_res
-        return self.host_res, self.host_res
+            self.host_res = np.empty(self.arcs, np.int64)
+        return self.host_res.view(self.res_type)[:self.arcs], self.host_res
 
     def download(self) -> np.ndarray:
         """The residuals (and the excesses into self.excess), of the device's type, or as
