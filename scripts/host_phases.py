@@ -30,7 +30,7 @@ class StandIn:
     """The kernels' place in gpu-sync's engine: holds nothing (the GPU would hold the graph
     and the preflow) and downloads residuals of 1."""
 
-    def __init__(self, kind, graph, res, excess, width=0, shares_host=False):
+    def __init__(self, kind, graph, res, excess, width=0, shares_host=False, held=()):
         self.seconds = {"transfer": 0.0}
 
     def download(self, res, excess, label=None) -> None:

@@ -26,7 +26,9 @@ def saturate_source_arcs(first, head, rev, res, excess, source):
     """
     total = 0
     for a in range(first[source], first[source + 1]):
-        total += _saturate(a, head, rev, res, excess, source)
+        delta = _saturated(a, head, rev, res, source)
+        excess[head[a]] += delta
+        total += delta
     excess[source] -= total
     return total
 
@@ -34,25 +36,27 @@ def saturate_source_arcs(first, head, rev, res, excess, source):
 @numba.njit(cache=True, parallel=True)
 def saturate_source_arcs_parallel(first, head, rev, res, excess, source):
     """saturate_source_arcs with the source's arcs split among the threads (a vision grid's
-    source reaches half of the vertices): for graphs whose set-up is parallel anyway."""
+    source reaches half of the vertices), the heads' excesses added to atomically (parallel
+    arcs share a head): for graphs whose set-up is parallel anyway."""
     total = 0
     for a in prange(first[source], first[source + 1]):
-        total += _saturate(a, head, rev, res, excess, source)
+        delta = _saturated(a, head, rev, res, source)
+        if delta:
+            atomic_add(excess, head[a], delta)
+        total += delta
     excess[source] -= total
     return total
 
 
 @numba.njit(cache=True, inline="always")
-def _saturate(a, head, rev, res, excess, source):
-    """Source arc a's whole residual pushed to its head (none along a self-loop): the amount.
-    Only a's pair changes, and the head's excess is added to atomically (parallel arcs)."""
-    v = head[a]
+def _saturated(a, head, rev, res, source):
+    """Source arc a's whole residual moved to its pair (none along a self-loop): the amount,
+    which its head gains as excess."""
     delta = res[a]
-    if v == source or delta <= 0:
+    if head[a] == source or delta <= 0:
         return 0
     res[a] = 0
     res[rev[a]] += delta
-    atomic_add(excess, v, delta)
     return delta
 
 
