@@ -19,20 +19,8 @@ from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.declarations import GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS, Kernel
 from maxflow_cli.kernels.devices import Layout, open_device
-from maxflow_cli.limits import int_type
-from maxflow_cli.residual import largest
 
 C_TYPES = {np.uint16: "unsigned short", np.int32: "int", np.int64: "long long"}
-
-
-def residual_type(graph) -> type:
-    """The narrowest type no residual can pass: an arc's residual and its pair's add up to the
-    input arc's capacity, and a push along the pair may add to one before the other gives it
-    up, so twice the largest capacity bounds every value the kernels see. uint16 where that
-    is at most 65535 (half the bytes to read and to hold), int32 where at most 2^31 - 1,
-    else int64."""
-    bound = 2 * int(largest(graph.caps))
-    return np.uint16 if bound <= np.iinfo(np.uint16).max else int_type(bound)
 
 
 def sync_layout(graph, res_type) -> Layout:

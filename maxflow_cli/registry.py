@@ -26,7 +26,13 @@ from maxflow_cli.errors import ParameterError, SolverUnavailable
 from maxflow_cli.kernels.devices import default_device, device_unavailable
 from maxflow_cli.limits import INT32_MAX, MAX_NARROW_ARCS, arc_index_type
 from maxflow_cli.network import Network
-from maxflow_cli.residual import HIPR_ORDER, INPUT_ORDER, ResidualGraph, build_residual
+from maxflow_cli.residual import (
+    HIPR_ORDER,
+    INPUT_ORDER,
+    ResidualGraph,
+    build_residual,
+    residual_type,
+)
 from maxflow_cli.result import SolveResult
 
 
@@ -273,21 +279,39 @@ def compile_once(key, compile: Callable[[], float]) -> float:
     return compile()
 
 
-def compile_on_tiny_graph(solve, options: SolveOptions, arc_type=None) -> float:
-    """Run `solve` on a 4-vertex network (its arcs indexed by `arc_type`s: see tiny_graph) so
-    that every Numba function it uses is compiled (or loaded from the disk cache); return the
-    seconds that took. Stage 2 only when the options want a flow: a first run without one
-    does not compile it."""
+def compile_on_tiny_graph(solve, options: SolveOptions, arc_type=None, res_type=None) -> float:
+    """Run `solve` on a 4-vertex network (see tiny_graph) so that every Numba function it
+    uses is compiled (or loaded from the disk cache); return the seconds that took. Stage 2
+    only when the options want a flow: a first run without one does not compile it."""
     started = time.perf_counter()
-    solve(tiny_graph(arc_type), options)
+    solve(tiny_graph(arc_type, res_type), options)
     return time.perf_counter() - started
 
 
-def tiny_graph(arc_type=None) -> ResidualGraph:
+def compile_for_graph(name: str, solve, options: SolveOptions, graph: ResidualGraph) -> float:
+    """`solve` (solver `name`) compiled for the graph's arc numbers and residual type
+    (residual.residual_type), on a tiny graph of both, the first time they come in this
+    process: the seconds it took, 0 after. For the solvers whose compiled code depends on
+    both (gpu-sync, eibfs): their prepare step compiles for the tiny graph's own, and a
+    graph of other types compiles its own before its stage 1, reported as `compile`."""
+    arc_type, res_type = graph.rev.dtype.type, residual_type(graph)
+    bare = SolveOptions(options.want_flow, options.device, options.params)
+    return compile_once((name, options.device, options.want_flow, arc_type, res_type),
+                        lambda: compile_on_tiny_graph(solve, bare, arc_type, res_type))
+
+
+TINY_CAPACITY_SCALE = {None: 1, np.uint16: 1, np.int32: 2**15, np.int64: 2**30}
+"""What the tiny graph's capacities (at most 5) are multiplied by for its residuals to take
+each type (residual.residual_type)."""
+
+
+def tiny_graph(arc_type=None, res_type=None) -> ResidualGraph:
     """The 4-vertex network solvers compile on, its arcs indexed by `arc_type`s (None: int32;
-    int64 compiles for wide graphs)."""
-    return build_residual(Network.from_arcs(4, 0, 3, [(0, 1, 3), (1, 2, 2), (2, 1, 1),
-                                                      (1, 3, 1), (2, 3, 5), (0, 2, 1)]),
+    int64 compiles for wide graphs), its capacities such that its residuals take `res_type`
+    (None: the narrowest, uint16)."""
+    scale = TINY_CAPACITY_SCALE[res_type]
+    arcs = [(0, 1, 3), (1, 2, 2), (2, 1, 1), (1, 3, 1), (2, 3, 5), (0, 2, 1)]
+    return build_residual(Network.from_arcs(4, 0, 3, [(u, v, c * scale) for u, v, c in arcs]),
                           arc_type=arc_type)
 
 

@@ -27,7 +27,7 @@ from numba import prange
 
 from maxflow_cli import memory
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.limits import INT64_MAX, MAX_ARCS, MAX_CAPACITY, arc_index_type
+from maxflow_cli.limits import INT64_MAX, MAX_ARCS, MAX_CAPACITY, arc_index_type, int_type
 from maxflow_cli.memory import residual_bytes
 from maxflow_cli.network import Network, capacity_type
 
@@ -93,6 +93,17 @@ def index_view(indices: np.ndarray) -> np.ndarray:
     uint32 (Numba then skips its guard against negative indices), int64 (a wide graph's arcs)
     as they are: uint64 and int64 unify to float64 in Numba's typing."""
     return indices.view(np.uint32) if indices.dtype == np.int32 else indices
+
+
+def residual_type(graph: ResidualGraph) -> type:
+    """The narrowest type of the residuals that no residual can pass (gpu-sync's and
+    eibfs's; the others keep int64): an arc's residual and its pair's add up to the input
+    arc's capacity, and a push along the pair may add to one before the other gives it up
+    (gpu-sync's kernels), so twice the largest capacity bounds every value. uint16 where
+    that is at most 65535 (half the bytes to read and to hold), int32 where at most
+    2^31 - 1, else int64."""
+    bound = 2 * int(largest(graph.caps))
+    return np.uint16 if bound <= np.iinfo(np.uint16).max else int_type(bound)
 
 
 @numba.njit(cache=True, parallel=True)

@@ -405,7 +405,7 @@ def test_auto_compiles_eibfs_only_where_it_runs_first(monkeypatch):
     grid = build_residual(parse_instance(GRID_40)[0].load()[0])
     first, again = (spec.solve(grid, options) for _ in range(2))
     assert compiled[1:] == [["eibfs"]] and first.winner == again.winner == "eibfs"
-    assert first.times["compile"] == 0.5 and "compile" not in again.times
+    assert first.times["compile"] >= 0.5 and "compile" not in again.times  # and eibfs's own
 
 
 def test_solve_adds_the_compile_of_the_solver_auto_chose(monkeypatch):

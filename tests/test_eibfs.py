@@ -197,3 +197,28 @@ def test_the_search_calls_for_help_where_its_work_passes_the_bound(name, network
     alone = solve(network)
     assert (result.flow_value, result.counters) == (alone.flow_value, alone.counters)
     assert check_answer(graph, result).ok
+
+
+@pytest.mark.parametrize("scale,res_type", [(1, np.uint16), (2**12, np.int32),
+                                            (2**27, np.int64)])
+def test_the_search_reads_the_narrowest_residuals_and_counts_alike(monkeypatch, scale,
+                                                                     res_type):
+    """The same grid with its capacities scaled takes 16-, 32- or 64-bit inner residuals;
+    the search makes the same steps on each (its counts) and the value scales. A type met
+    for the first time is compiled before stage 1 and reported as `compile`, once."""
+    from maxflow_cli import registry
+    from maxflow_cli.ibfs import eibfs
+
+    base = grid()
+    network = replace(base, caps=base.caps.astype(np.int64) * scale)
+    widths = []
+    setup = eibfs.eibfs_setup
+    monkeypatch.setattr("maxflow_cli.solvers.eibfs.eibfs_setup", lambda *arguments: (
+        widths.append(arguments[-1]), setup(*arguments))[1])
+    monkeypatch.setattr(registry, "_COMPILED_ONCE", set())
+    first, again = solve(network), solve(network)
+    assert widths[-1] is res_type
+    reference = solve(base)
+    assert first.flow_value == again.flow_value == reference.flow_value * scale
+    assert first.counters == reference.counters
+    assert first.times["compile"] > 0 and "compile" not in again.times

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import maxflow_cli
@@ -182,3 +183,14 @@ def test_a_solver_of_32_bit_arc_indices_refuses_a_network_before_building_it(mon
         get_solver("hpf").build(network)
     assert not built
     assert get_solver("hipr").build(network).wide and len(built) == 1
+
+
+@pytest.mark.parametrize("res_type", [None, np.uint16, np.int32, np.int64])
+@pytest.mark.parametrize("arc_type", [None, np.int64])
+def test_the_tiny_graph_takes_each_residual_type_and_arc_type(res_type, arc_type):
+    from maxflow_cli.registry import tiny_graph
+    from maxflow_cli.residual import residual_type
+
+    graph = tiny_graph(arc_type, res_type)
+    assert residual_type(graph) is (res_type or np.uint16)
+    assert graph.rev.dtype == (arc_type or np.int32)

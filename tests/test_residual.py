@@ -12,7 +12,7 @@ from maxflow_cli import generators, memory
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.limits import MAX_ARCS, MAX_NARROW_ARCS, arc_index_type
 from maxflow_cli.network import Network
-from maxflow_cli.residual import INPUT_ORDER, ORDERS, build_residual
+from maxflow_cli.residual import INPUT_ORDER, ORDERS, build_residual, largest, residual_type
 
 
 def small_networks(most_vertices: int, most_capacity: int, most_arcs: int):
@@ -320,3 +320,17 @@ def test_both_orders_hold_the_same_arcs_at_each_vertex(family, params):
         block = slice(graphs[0].first[u], graphs[0].first[u + 1])
         assert sorted(zip(graphs[0].head[block], graphs[0].cap[block])) == \
             sorted(zip(graphs[1].head[block], graphs[1].cap[block]))
+
+
+@pytest.mark.parametrize("capacity,expected", [
+    (2**15 - 1, np.uint16), (2**15, np.int32), (2**30 - 1, np.int32), (2**30, np.int64)])
+def test_residuals_are_narrow_only_where_twice_the_largest_capacity_fits(capacity, expected):
+    graph = build_residual(Network.from_arcs(3, 0, 2, [(0, 1, capacity), (1, 2, 5)]))
+    assert residual_type(graph) == expected
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_largest_reads_the_largest_value_on_all_threads(dtype):
+    values = np.random.default_rng(3).integers(0, 2**30, 100_001).astype(dtype)
+    assert largest(values) == values.max()
+    assert largest(values[:0]) == 0

@@ -804,20 +804,22 @@ def _inner_offsets(first, head, source, sink):
 
 
 @numba.njit(cache=True)
-def _inner_graph(outer_first, head, rev, cap, arc_of_input, source, sink):
+def _inner_graph(outer_first, head, rev, cap, arc_of_input, source, sink, res_type):
     """The arcs the search can use, laid out as the authors' code lays out its graph: each
     vertex's arcs in input order (an input arc's forward arc at its tail, its reverse at its
     head), arcs of the source and sink and self-loops left out (they are terminal
     capacities there). The search takes the first arc that fits, so this order makes it do
     the authors' growths, augmentations and orphans; and it scans no terminal arcs.
-    Returns the forward star (first, head, rev), the residuals and open_back of its arcs
-    at the start, and the residual graph's arc each of its arcs stands for (`outer`)."""
+    Returns the forward star (first, head, rev), the residuals (`res_type`s: the narrowest
+    that holds them, residual.residual_type; 16 or 32 bits read where the authors' code
+    reads its own) and open_back of its arcs at the start, and the residual graph's arc
+    each of its arcs stands for (`outer`)."""
     n = outer_first.shape[0] - 1
     first = _inner_offsets(outer_first, head, source, sink)
     fill = first[:n].copy()
     arcs = first[n]
     inner_head, inner_rev = np.empty(arcs, np.uint32), np.empty(arcs, np.uint32)
-    res, open_back = np.empty(arcs, np.int64), np.empty(arcs, np.bool_)
+    res, open_back = np.empty(arcs, res_type), np.empty(arcs, np.bool_)
     outer = np.empty(arcs, np.uint32)
     for i in range(arc_of_input.shape[0]):
         forward = arc_of_input[i]
@@ -844,15 +846,15 @@ def _outer_residuals(inner_res, outer, res):
 
 
 @numba.njit(cache=True)
-def eibfs_setup(first, head, rev, cap, res, source, sink, arc_of_input):
+def eibfs_setup(first, head, rev, cap, res, source, sink, arc_of_input, res_type):
     """What the authors' code does before its clock starts (addNode, addEdge, initGraph):
     the terminal arcs saturated into the vertices' excesses, the initial forest, and the
-    search's forward star (see _inner_graph). Returns them as eibfs_search and
-    eibfs_settle take them."""
+    search's forward star (see _inner_graph, its residuals `res_type`s). Returns them as
+    eibfs_search and eibfs_settle take them."""
     excess, sink_capacity = _terminal_excesses(first, head, rev, cap, res, source, sink)
     label, tree, stamps, buckets, active, state = _initial_forest(excess, source, sink)
     inner_first, inner_head, inner_rev, inner_res, open_back, outer = _inner_graph(
-        first, head, rev, cap, arc_of_input, source, sink)
+        first, head, rev, cap, arc_of_input, source, sink, res_type)
     return (inner_first, inner_head, inner_rev, inner_res, open_back, label, tree, excess,
             stamps, buckets, active, state, sink_capacity, outer)
 

@@ -62,7 +62,9 @@ def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
         compiled = _compile_once(rivals[0]) if shape else 0.0
         with Race(rivals, graph, relay=True) as race:
             result = race.first()
-        times = ({"compile": compiled} if compiled else {}) | result.times
+        times = dict(result.times)
+        compiled += times.pop("compile", 0.0)  # the winner's own, for a type met first
+        times = ({"compile": compiled} if compiled else {}) | times
         result = replace(result, winner=result.solver, times=times)
         why = _cpu_why(rivals, race.called_in, result.winner, shape)
     return replace(result, solver="auto", why=why)

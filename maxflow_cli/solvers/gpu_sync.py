@@ -35,13 +35,14 @@ import functools
 import threading
 import time
 from dataclasses import replace
+from typing import Callable
 
 import numpy as np
 
 from maxflow_cli import generators
 from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.declarations import SYNC_COUNTS
-from maxflow_cli.kernels.gpu_sync import C_TYPES, SyncKernels, residual_type
+from maxflow_cli.kernels.gpu_sync import C_TYPES, SyncKernels
 from maxflow_cli.pushrelabel.highest_label import (
     COUNTER_NAMES,
     DONE,
@@ -58,12 +59,12 @@ from maxflow_cli.race import prepare as prepare_rivals
 from maxflow_cli.registry import (
     Parameter,
     SolveOptions,
-    compile_on_tiny_graph,
+    compile_for_graph,
     compile_once,
     register_with_kernels,
     tiny_graph,
 )
-from maxflow_cli.residual import ResidualGraph, build_residual
+from maxflow_cli.residual import ResidualGraph, build_residual, residual_type
 from maxflow_cli.result import SolveResult
 
 UNLIMITED = 1 << 30  # levels or rounds a launch may run where nobody polls between launches
@@ -372,7 +373,7 @@ def widened(wide: np.ndarray, narrow_type=np.int32) -> None:
 def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """The GPU engine, raced by its rivals on the CPU where there are some: the first answer
     wins."""
-    compiled = _compile_wide(options) if graph.wide else 0.0
+    compiled = _compile_for(graph, options)
     started = time.perf_counter()
     rivals = able(entrants(options.params["rivals"], options.want_flow), graph)
     with Race(rivals, graph) as race:
@@ -416,9 +417,7 @@ def hand_over_reason(engine: Engine) -> str:
 
 def prepare_gpu_sync(options: SolveOptions) -> float:
     """Compile the engine on a tiny graph, then each rival: the seconds it took."""
-    engine_only = SolveOptions(options.want_flow, options.device,
-                               options.params | {"rivals": NO_RIVALS})
-    seconds = compile_on_tiny_graph(solve_gpu_sync, engine_only)
+    seconds = _compile_for(tiny_graph(), options)
     if options.params["hand_over"] == "auto":
         started = time.perf_counter()
         compile_hand_over(options.params)
@@ -426,20 +425,27 @@ def prepare_gpu_sync(options: SolveOptions) -> float:
     return seconds + prepare_rivals(entrants(options.params["rivals"], options.want_flow))
 
 
-def _compile_wide(options: SolveOptions) -> float:
-    """The engine and its hand-over compiled for a wide graph's 64-bit arc numbers, the first
-    time one comes in this process (prepare_gpu_sync compiles for 32-bit ones: a wide
-    graph is rare, and its compile would double every first run's): the seconds it took."""
+def _compile_for(graph: ResidualGraph, options: SolveOptions) -> float:
+    """The engine compiled for the graph's arc numbers and residual type, the first time
+    they come in this process (compile_for_graph: prepare_gpu_sync compiles for 32-bit arc
+    numbers and 16-bit residuals; each other pair would lengthen every first run), and the
+    hand-over for a wide graph's 64-bit arc numbers: the seconds it took."""
     engine_only = SolveOptions(options.want_flow, options.device,
                                options.params | {"rivals": NO_RIVALS})
+    seconds = compile_for_graph("gpu-sync", solve_gpu_sync, engine_only, graph)
+    if graph.wide and options.params["hand_over"] == "auto":
+        seconds += compile_once(("gpu-sync hand-over wide", options.want_flow), _timed(
+            lambda: compile_hand_over(options.params, np.int64)))
+    return seconds
 
-    def compile_wide() -> float:
+
+def _timed(step) -> Callable[[], float]:
+    """`step` made to return the seconds it took."""
+    def run() -> float:
         started = time.perf_counter()
-        compile_on_tiny_graph(solve_gpu_sync, engine_only, np.int64)
-        if options.params["hand_over"] == "auto":
-            compile_hand_over(options.params, np.int64)
+        step()
         return time.perf_counter() - started
-    return compile_once(("gpu-sync wide", options.device, options.want_flow), compile_wide)
+    return run
 
 
 def compile_hand_over(params: dict, arc_type=None) -> None:
