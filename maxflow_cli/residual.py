@@ -72,6 +72,11 @@ class ResidualGraph:
         return Network(self.n, self.source, self.sink, tails, heads, self.caps)
 
     @cached_property
+    def largest_capacity(self) -> int:
+        """The largest input capacity (0 where there is none), read once, on all threads."""
+        return int(largest(self.caps))
+
+    @cached_property
     def cap(self) -> np.ndarray:
         """Each residual arc's original capacity (int64[2m], 0 at reverse arcs), scattered from
         caps at first use: only the solvers that read it hold it."""
@@ -102,7 +107,7 @@ def residual_type(graph: ResidualGraph) -> type:
     (gpu-sync's kernels), so twice the largest capacity bounds every value. uint16 where
     that is at most 65535 (half the bytes to read and to hold), int32 where at most
     2^31 - 1, else int64."""
-    bound = 2 * int(largest(graph.caps))
+    bound = 2 * graph.largest_capacity
     return np.uint16 if bound <= np.iinfo(np.uint16).max else int_type(bound)
 
 

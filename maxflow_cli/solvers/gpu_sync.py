@@ -35,7 +35,6 @@ import functools
 import threading
 import time
 from dataclasses import replace
-from typing import Callable
 
 import numpy as np
 
@@ -419,9 +418,7 @@ def prepare_gpu_sync(options: SolveOptions) -> float:
     """Compile the engine on a tiny graph, then each rival: the seconds it took."""
     seconds = _compile_for(tiny_graph(), options)
     if options.params["hand_over"] == "auto":
-        started = time.perf_counter()
-        compile_hand_over(options.params)
-        seconds += time.perf_counter() - started
+        seconds += compile_hand_over(options.params)
     return seconds + prepare_rivals(entrants(options.params["rivals"], options.want_flow))
 
 
@@ -434,24 +431,16 @@ def _compile_for(graph: ResidualGraph, options: SolveOptions) -> float:
                                options.params | {"rivals": NO_RIVALS})
     seconds = compile_for_graph("gpu-sync", solve_gpu_sync, engine_only, graph)
     if graph.wide and options.params["hand_over"] == "auto":
-        seconds += compile_once(("gpu-sync hand-over wide", options.want_flow), _timed(
-            lambda: compile_hand_over(options.params, np.int64)))
+        seconds += compile_once(("gpu-sync hand-over wide", options.want_flow),
+                                lambda: compile_hand_over(options.params, np.int64))
     return seconds
 
 
-def _timed(step) -> Callable[[], float]:
-    """`step` made to return the seconds it took."""
-    def run() -> float:
-        started = time.perf_counter()
-        step()
-        return time.perf_counter() - started
-    return run
-
-
-def compile_hand_over(params: dict, arc_type=None) -> None:
+def compile_hand_over(params: dict, arc_type=None) -> float:
     """hipr's core compiled for every residual type the hand-over gives it (on the tiny
     graph, its arcs indexed by `arc_type`s), and the CPU's seconds per unit of work measured
-    (cpu_unit_seconds)."""
+    (cpu_unit_seconds): the seconds it took."""
+    started = time.perf_counter()
     graph = tiny_graph(arc_type)
     for res_type in C_TYPES:
         res, excess, label, _ = initialize_preflow(graph, res_type=res_type)
@@ -460,6 +449,7 @@ def compile_hand_over(params: dict, arc_type=None) -> None:
         for update_first in (False, True):
             cpu.run(res.copy(), excess.copy(), 0, update_first, True, 60.0,
                     np.zeros(1, np.uint8))
+    return time.perf_counter() - started
 
 
 register_with_kernels(
