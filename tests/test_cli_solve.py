@@ -190,10 +190,26 @@ def test_a_gpu_solver_without_a_gpu_fails_unless_asked_for_its_twin(monkeypatch,
     assert result.exit_code == 0 and f"{name} on cpu" in result.output, result.output
 
 
-def test_auto_calls_hipr_in_on_goldbergs_bad_case(monkeypatch):
-    """Without a GPU, hpf's pushes pass the bound on Goldberg's bad case (n/8 an arc): hipr
-    takes over, and its answer is certified."""
+@pytest.mark.parametrize("instance,share", [("washington:function=10,dim1=400", "100%"),
+                                             ("washington:function=11,dim1=50,dim2=10,range=5",
+                                              "87%")])
+def test_auto_runs_hipr_alone_on_chains(monkeypatch, instance, share):
+    """Without a GPU, on Goldberg's bad case and Cheriyan's graph (most vertices links of
+    chains), hipr runs alone, and its answer is certified."""
     monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
+    report = json.loads(run(instance, "--json", "--check").output)
+    assert report["why"] == (f"no GPU is used: hipr ran on the CPU, since {share} of the "
+                             "vertices are links of chains (one arc in, one out)")
+    assert report["winner"] == "hipr" and report["check"]["ok"] is True
+
+
+def test_auto_calls_hipr_in_where_hpf_calls_for_help(monkeypatch):
+    """Goldberg's bad case with the chain rule off: hpf's pushes pass the bound (n/8 an
+    arc), hipr takes over, and its answer is certified."""
+    from maxflow_cli.solvers import auto
+
+    monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
+    monkeypatch.setattr(auto, "CHAIN_SHARE", 2.0)
     report = json.loads(run("washington:function=10,dim1=400", "--json", "--check").output)
     assert report["why"] == ("no GPU is used: hpf ran on the CPU and called for help (the shape "
                              "is bad for it), and hipr took over")

@@ -5,14 +5,18 @@ thread of its own): the host's cores are idle while the kernels run. Elsewhere t
 in turn on the calling thread, each until it answers or calls for help: hpf first, hipr
 taking over where hpf's trees grow deep (pseudoflow.hpf.help_bound), as on Goldberg's bad
 case, its O(n^2) case. On a machine of few cores a second thread costs the first part of its
-core (README, "The CPU default"). One rule read off the network goes first: where the
+core (README, "The CPU default"). Two rules read off the network go first: where the
 terminal arcs reach a large share of the vertices on both sides, as on vision grids and
 matchings, eibfs runs before them (_suits_eibfs), and calls for help where its trees grow
-deep after all (ibfs.eibfs.help_bound).
+deep after all (ibfs.eibfs.help_bound); where most vertices are links of chains, hipr runs
+alone (_suits_hipr), sparing hpf's part before it calls.
 """
 
+import itertools
+import time
 from dataclasses import replace
 
+import numba
 import numpy as np
 
 from maxflow_cli.errors import ParameterError
@@ -26,6 +30,7 @@ from maxflow_cli.registry import (
     get_solver,
     refuse_wide,
     register,
+    tiny_graph,
 )
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
@@ -46,28 +51,47 @@ VISION_MIN_VERTICES = 1000
 it runs first (about a minute the first time, then loaded from the disk cache), and below
 this size it would save hundredths of a millisecond (a 16 x 16 grid: 0.010 ms against
 hpf's 0.025)."""
+CHAIN_SHARE = 0.5
+"""hipr runs first on the CPU, alone, where at least this share of the inner vertices are
+links of chains (_chained_vertices): 98-100% on Goldberg's bad case and Cheriyan's graph, at
+most 1.7% on every other shape of the suites (0% on Dinic's bad case, a path whose every
+vertex also drains into the sink), 0-25% on the peer fixtures (25%: an AK network)."""
 
 
 def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """gpu-sync and its rivals on the GPU device; the rivals alone on the CPU."""
     if options.device == "gpu":
         result = get_solver("gpu-sync").solve(graph, _gpu_sync_options(options))
-        why = f"a GPU is usable, so gpu-sync ran: {result.why}"
-    else:
-        shape = _suits_eibfs(graph) if options.params["rivals"] == AUTO_RIVALS.default \
-            and takes(get_solver("eibfs"), graph) else ""
-        rivals = able(_cpu_rivals(options, bool(shape)), graph)
-        if not rivals:
-            refuse_wide(options.params["rivals"], graph.m, graph.wide)
-        compiled = _compile_once(rivals[0]) if shape else 0.0
-        with Race(rivals, graph, relay=True) as race:
-            result = race.first()
-        times = dict(result.times)
-        compiled += times.pop("compile", 0.0)  # the winner's own, for a type met first
-        times = ({"compile": compiled} if compiled else {}) | times
-        result = replace(result, winner=result.solver, times=times)
-        why = _cpu_why(rivals, race.called_in, result.winner, shape)
-    return replace(result, solver="auto", why=why)
+        return replace(result, solver="auto", why=f"a GPU is usable, so gpu-sync ran: "
+                       f"{result.why}")
+    started = time.perf_counter()
+    first, shape = _first_on_cpu(graph, options.params["rivals"])
+    rivals = able(_cpu_rivals(options, first), graph)
+    if not rivals:
+        refuse_wide(options.params["rivals"], graph.m, graph.wide)
+    chosen = time.perf_counter() - started
+    compiled = _compile_once(rivals[0]) if first == "eibfs" else 0.0
+    with Race(rivals, graph, relay=True) as race:
+        result = race.first()
+    times = dict(result.times)
+    times["stage1"] += chosen  # reading the shape off the graph is part of the solve
+    compiled += times.pop("compile", 0.0)  # the winner's own, for a type met first
+    times = ({"compile": compiled} if compiled else {}) | times
+    why = _cpu_why(rivals, race.called_in, result.solver, shape)
+    return replace(result, solver="auto", winner=result.solver, times=times, why=why)
+
+
+def _first_on_cpu(graph: ResidualGraph, rivals: str) -> tuple[str, str]:
+    """The solver that the shape sends first on the CPU, and why: eibfs on vision-like
+    shapes, hipr on chains; ('', '') where the default relay (hpf, then hipr) starts, or
+    where --rivals names others."""
+    if rivals != AUTO_RIVALS.default:
+        return "", ""
+    if takes(get_solver("eibfs"), graph) and (why := _suits_eibfs(graph)):
+        return "eibfs", why
+    if why := _suits_hipr(graph):
+        return "hipr", why
+    return "", ""
 
 
 def _compile_once(rival: tuple) -> float:
@@ -84,14 +108,29 @@ def _terminal_shares(graph: ResidualGraph) -> tuple[float, float, float]:
     inner = graph.n - 2
     if inner <= 0:
         return 0.0, 0.0, 0.0
-    terminals = (graph.source, graph.sink)
-    source_arcs = slice(graph.first[graph.source], graph.first[graph.source + 1])
-    sink_arcs = slice(graph.first[graph.sink], graph.first[graph.sink + 1])
-    fed = np.setdiff1d(graph.head[source_arcs][graph.cap[source_arcs] > 0], terminals)
-    drained = np.setdiff1d(graph.head[sink_arcs][graph.cap[graph.rev[sink_arcs]] > 0],
-                           terminals)
-    either = np.union1d(fed, drained)
-    return tuple(ends.shape[0] / inner for ends in (fed, drained, either))
+    counts = _terminal_counts(graph.n, graph.source, graph.sink, graph.first, graph.head,
+                              graph.rev, graph.cap)
+    return tuple(count / inner for count in counts)
+
+
+@numba.njit(cache=True)
+def _terminal_counts(n, source, sink, first, head, rev, cap):
+    """How many inner vertices the source's arcs of positive capacity feed, how many drain
+    into the sink, how many either."""
+    joined_to = np.zeros(n, np.uint8)  # bit 1: fed by the source, bit 2: drains
+    for arc in range(first[source], first[source + 1]):
+        if cap[arc] > 0:
+            joined_to[head[arc]] |= 1
+    for arc in range(first[sink], first[sink + 1]):
+        if cap[rev[arc]] > 0:
+            joined_to[head[arc]] |= 2
+    joined_to[source] = joined_to[sink] = 0
+    fed = drained = either = 0
+    for vertex in range(n):
+        fed += joined_to[vertex] & 1
+        drained += joined_to[vertex] >> 1
+        either += joined_to[vertex] != 0
+    return fed, drained, either
 
 
 def _suits_eibfs(graph: ResidualGraph) -> str:
@@ -105,6 +144,49 @@ def _suits_eibfs(graph: ResidualGraph) -> str:
         return ""
     return f"the source's arcs reach {fed:.0%} of the vertices and the sink's {drained:.0%}, " \
         f"{graph.m / graph.n:.1f} arcs a vertex, as on vision grids"
+
+
+def _suits_hipr(graph: ResidualGraph) -> str:
+    """Why hipr suits the shape better than hpf ('' where it does not): most vertices are
+    links of chains. Pseudoflow's merger pushes a root's excess along the whole tree path to
+    the root (Hochbaum 2008); along chains the paths grow long and each root's excess walks
+    them, O(n^2) pushes on Goldberg's bad case. Highest-label push-relabel gathers the
+    excess at a chain's head and moves it along once."""
+    inner, enough = graph.n - 2, CHAIN_SHARE * (graph.n - 2)
+    if inner < 1 or _vertices_of_two_arcs(graph.first) < enough:
+        return ""  # a link has two residual arcs: its arc in's and its arc out's
+    chained = _chained_vertices(graph.n, graph.source, graph.sink, graph.head, graph.rev,
+                                graph.caps, graph.arc_of_input)
+    if chained < enough:
+        return ""
+    return f"{chained / inner:.0%} of the vertices are links of chains (one arc in, one out)"
+
+
+@numba.njit(cache=True)
+def _vertices_of_two_arcs(first) -> int:
+    return np.sum(first[1:] - first[:-1] == 2)
+
+
+@numba.njit(cache=True)
+def _chained_vertices(n, source, sink, head, rev, caps, arc_of_input) -> int:
+    """How many vertices, terminals aside, have exactly one arc of positive capacity in and
+    one out, the two to different neighbours (their numbers' exclusive or is not 0)."""
+    ins, outs = np.zeros(n, np.uint8), np.zeros(n, np.uint8)
+    neighbours = np.zeros(n, np.int32)  # the exclusive or of the vertex's neighbours
+    for arc in range(caps.shape[0]):
+        if caps[arc] > 0:
+            forward = arc_of_input[arc]
+            tail, to = head[rev[forward]], head[forward]
+            outs[tail] = min(outs[tail] + 1, 2)
+            ins[to] = min(ins[to] + 1, 2)
+            neighbours[tail] ^= to
+            neighbours[to] ^= tail
+    chained = 0
+    for vertex in range(n):
+        if ins[vertex] == 1 and outs[vertex] == 1 and neighbours[vertex] != 0 \
+                and vertex != source and vertex != sink:
+            chained += 1
+    return chained
 
 
 def _cpu_why(rivals: list, called_in: bool, winner: str, shape: str) -> str:
@@ -122,10 +204,20 @@ def _cpu_why(rivals: list, called_in: bool, winner: str, shape: str) -> str:
 
 def prepare_auto(options: SolveOptions) -> float:
     """Compile what runs: gpu-sync with its rivals, or the rivals of the relay (eibfs, where
-    it runs first, when it first does: _compile_once)."""
+    it runs first, when it first does: _compile_once) and the chain count of each arc and
+    capacity type."""
     if options.device == "gpu":
         return get_solver("gpu-sync").prepare(_gpu_sync_options(options))
-    return prepare_rivals(_cpu_rivals(options, eibfs_first=False), relay=True)
+    started = time.perf_counter()
+    tiny = tiny_graph()
+    for arcs, caps in itertools.product((np.int32, np.int64), repeat=2):
+        first, rev = tiny.first.astype(arcs), tiny.rev.astype(arcs)
+        _chained_vertices(tiny.n, tiny.source, tiny.sink, tiny.head, rev,
+                          tiny.caps.astype(caps), tiny.arc_of_input.astype(arcs))
+        _terminal_counts(tiny.n, tiny.source, tiny.sink, first, tiny.head, rev, tiny.cap)
+        _vertices_of_two_arcs(first)
+    return time.perf_counter() - started + prepare_rivals(_cpu_rivals(options, first=""),
+                                                          relay=True)
 
 
 def _gpu_sync_options(options: SolveOptions) -> SolveOptions:
@@ -133,14 +225,14 @@ def _gpu_sync_options(options: SolveOptions) -> SolveOptions:
         "rivals": options.params["rivals"]}))
 
 
-def _cpu_rivals(options: SolveOptions, eibfs_first: bool) -> list:
-    """The rivals of a relay on the CPU, at least one, after eibfs where `eibfs_first`."""
+def _cpu_rivals(options: SolveOptions, first: str) -> list:
+    """The rivals of a relay on the CPU, at least one: after eibfs where it goes `first`,
+    hipr alone where it does (it never calls for help)."""
     names = options.params["rivals"]
     if names == NO_RIVALS:
         raise ParameterError("--rivals none: auto on the CPU runs its rivals in turn; name one "
                              "at least (hpf+hipr by default)")
-    if eibfs_first:
-        names = f"eibfs+{names}"
+    names = {"eibfs": f"eibfs+{names}", "hipr": "hipr"}.get(first, names)
     return entrants(names, options.want_flow)
 
 

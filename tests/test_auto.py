@@ -1,0 +1,41 @@
+"""auto's rules read off the network (maxflow_cli.solvers.auto); its runs are in test_cli_solve."""
+
+import numpy as np
+import pytest
+
+from maxflow_cli import generators
+from maxflow_cli.network import Network
+from maxflow_cli.residual import build_residual
+from maxflow_cli.solvers import auto
+
+
+def chained(arcs, n, arc_type=None):
+    graph = build_residual(Network.from_arcs(n, 0, n - 1, arcs), arc_type=arc_type)
+    return auto._chained_vertices(graph.n, graph.source, graph.sink, graph.head, graph.rev,
+                                  graph.caps, graph.arc_of_input)
+
+
+@pytest.mark.parametrize("arc_type", [None, np.int64])
+def test_links_of_chains_have_one_arc_in_and_one_out_to_two_neighbours(arc_type):
+    path = [(0, 1, 5), (1, 2, 5), (2, 3, 5)]
+    assert chained(path, 4, arc_type) == 2
+    assert chained(path + [(1, 3, 1)], 4, arc_type) == 1  # 1 has two arcs out
+    assert chained(path + [(0, 2, 1)], 4, arc_type) == 1  # 2 has two arcs in
+    assert chained(path + [(2, 1, 1)], 4, arc_type) == 0  # both: two in and two out
+    assert chained([(0, 1, 5), (1, 2, 0), (2, 3, 5)], 4, arc_type) == 0  # no capacity
+    assert chained([(0, 1, 5), (1, 2, 5), (2, 1, 5), (1, 3, 5)], 4, arc_type) == 0  # 2: to 1, from 1
+
+
+def test_hipr_suits_goldbergs_bad_case_and_cheriyans_graph_only():
+    """Their vertices are nearly all links of chains; a genrmf's, a grid's and the path of
+    Dinic's bad case (each vertex also drains into the sink) are not."""
+    def why(generator, **params):
+        return auto._suits_hipr(build_residual(generators.make(generator, **params)))
+
+    assert why("washington", function=10, dim1=300, dim2=0) == \
+        "100% of the vertices are links of chains (one arc in, one out)"
+    assert why("washington", function=11, dim1=50, dim2=10, range=5).startswith("87%")
+    for generator, params in (("washington", {"function": 9, "dim1": 300, "dim2": 0}),
+                              ("genrmf", {"a": 4, "b": 6, "seed": 1}),
+                              ("grid", {"shape": (20, 20), "connectivity": 4, "seed": 1})):
+        assert why(generator, **params) == "", generator
