@@ -23,7 +23,8 @@ def test_links_of_chains_have_one_arc_in_and_one_out_to_two_neighbours(arc_type)
     assert chained(path + [(0, 2, 1)], 4, arc_type) == 1  # 2 has two arcs in
     assert chained(path + [(2, 1, 1)], 4, arc_type) == 0  # both: two in and two out
     assert chained([(0, 1, 5), (1, 2, 0), (2, 3, 5)], 4, arc_type) == 0  # no capacity
-    assert chained([(0, 1, 5), (1, 2, 5), (2, 1, 5), (1, 3, 5)], 4, arc_type) == 0  # 2: to 1, from 1
+    to_and_from_one = [(0, 1, 5), (1, 2, 5), (2, 1, 5), (1, 3, 5)]  # 2's neighbour: 1 only
+    assert chained(to_and_from_one, 4, arc_type) == 0
 
 
 def test_hipr_suits_goldbergs_bad_case_and_cheriyans_graph_only():
