@@ -11,8 +11,8 @@ from maxflow_cli.solvers import auto
 
 def chained(arcs, n, arc_type=None):
     graph = build_residual(Network.from_arcs(n, 0, n - 1, arcs), arc_type=arc_type)
-    return auto._chained_vertices(graph.n, graph.source, graph.sink, graph.head, graph.rev,
-                                  graph.caps, graph.arc_of_input)
+    return auto._chained_vertices(graph.first, graph.source, graph.sink, graph.head,
+                                  graph.rev, graph.caps, graph.arc_of_input)
 
 
 @pytest.mark.parametrize("arc_type", [None, np.int64])
@@ -25,6 +25,11 @@ def test_links_of_chains_have_one_arc_in_and_one_out_to_two_neighbours(arc_type)
     assert chained([(0, 1, 5), (1, 2, 0), (2, 3, 5)], 4, arc_type) == 0  # no capacity
     to_and_from_one = [(0, 1, 5), (1, 2, 5), (2, 1, 5), (1, 3, 5)]  # 2's neighbour: 1 only
     assert chained(to_and_from_one, 4, arc_type) == 0
+
+
+def test_a_vertex_of_many_arcs_is_no_link_where_its_counts_would_carry_over():
+    """2^16 + 1 parallel arcs out of vertex 1 count one out and carry over into one in."""
+    assert chained([(1, 2, 1)] * ((1 << 16) + 1), 3) == 0
 
 
 def test_hipr_suits_goldbergs_bad_case_and_cheriyans_graph_only():

@@ -1,9 +1,11 @@
 """The race: rivals on threads, the first good answer taken, the others told to stop,
 failures passed over; real rivals stop when told; and the rivals' names checked."""
 
+import gc
 import multiprocessing
 import threading
 import time
+import weakref
 from types import SimpleNamespace
 
 import numpy as np
@@ -184,6 +186,21 @@ def test_a_relay_runs_the_next_rival_only_where_one_calls_for_help():
         assert race.first().solver == "late" and not race.called_in
     with Race([_rival("last", 0.1, helped=0.01)], GRAPH, relay=True) as race:
         assert race.first().solver == "last" and not race.called_in
+
+
+def test_a_relay_lets_its_rivals_and_answers_go_when_it_ends():
+    """A relay's rivals hold its call for help: they and the answers they hold are freed as
+    the race ends, not at the next garbage collection (a later solve's arrays took fresh
+    memory meanwhile)."""
+    gc.disable()
+    try:
+        with Race([_rival("alone"), _rival("next")], GRAPH, relay=True) as relay:
+            first_rival = weakref.ref(relay._all[0])
+            relay.first()
+        del relay
+        assert first_rival() is None
+    finally:
+        gc.enable()
 
 
 def test_a_relay_starts_no_worker_threads(monkeypatch):

@@ -156,7 +156,7 @@ def _suits_hipr(graph: ResidualGraph) -> str:
     inner, enough = graph.n - 2, CHAIN_SHARE * (graph.n - 2)
     if inner < 1 or _vertices_of_two_arcs(graph.first) < enough:
         return ""  # a link has two residual arcs: its arc in's and its arc out's
-    chained = _chained_vertices(graph.n, graph.source, graph.sink, graph.head, graph.rev,
+    chained = _chained_vertices(graph.first, graph.source, graph.sink, graph.head, graph.rev,
                                 graph.caps, graph.arc_of_input)
     if chained < enough:
         return ""
@@ -171,24 +171,29 @@ def _vertices_of_two_arcs(first) -> int:
     return count
 
 
+LINK_ENDS = (1 << 32) + (1 << 48)  # _chained_vertices: one arc out and one in, counted
+
+
 @numba.njit(cache=True)
-def _chained_vertices(n, source, sink, head, rev, caps, arc_of_input) -> int:
+def _chained_vertices(first, source, sink, head, rev, caps, arc_of_input) -> int:
     """How many vertices, terminals aside, have exactly one arc of positive capacity in and
-    one out, the two to different neighbours (their numbers' exclusive or is not 0)."""
-    ins, outs = np.zeros(n, np.uint8), np.zeros(n, np.uint8)
-    neighbours = np.zeros(n, np.int32)  # the exclusive or of the vertex's neighbours
+    one out, the two to different neighbours. One word a vertex holds what that takes: the
+    exclusive or of its neighbours' numbers (bits 0-31, not 0 where they differ), its arcs
+    out (bits 32-47) and in (48-63); counts of a vertex of 2^16 arcs or more may carry over,
+    so such a vertex is no link."""
+    n = first.shape[0] - 1
+    ends = np.zeros(n, np.int64)
     for arc in range(caps.shape[0]):
         if caps[arc] > 0:
             forward = arc_of_input[arc]
             tail, to = head[rev[forward]], head[forward]
-            outs[tail] = min(outs[tail] + 1, 2)
-            ins[to] = min(ins[to] + 1, 2)
-            neighbours[tail] ^= to
-            neighbours[to] ^= tail
+            ends[tail] = (ends[tail] + (1 << 32)) ^ to
+            ends[to] = (ends[to] + (1 << 48)) ^ tail
     chained = 0
     for vertex in range(n):
-        if ins[vertex] == 1 and outs[vertex] == 1 and neighbours[vertex] != 0 \
-                and vertex != source and vertex != sink:
+        word = ends[vertex]
+        if word >> 32 << 32 == LINK_ENDS and word != LINK_ENDS and first[vertex + 1] - \
+                first[vertex] < 1 << 16 and vertex != source and vertex != sink:
             chained += 1
     return chained
 
@@ -216,7 +221,7 @@ def prepare_auto(options: SolveOptions) -> float:
     tiny = tiny_graph()
     for arcs, caps in itertools.product((np.int32, np.int64), repeat=2):
         first, rev = tiny.first.astype(arcs), tiny.rev.astype(arcs)
-        _chained_vertices(tiny.n, tiny.source, tiny.sink, tiny.head, rev,
+        _chained_vertices(first, tiny.source, tiny.sink, tiny.head, rev,
                           tiny.caps.astype(caps), tiny.arc_of_input.astype(arcs))
         _terminal_counts(tiny.n, tiny.source, tiny.sink, first, tiny.head, rev, tiny.cap)
         _vertices_of_two_arcs(first)
