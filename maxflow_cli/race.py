@@ -233,8 +233,8 @@ class Race:
 
     def _answer_of(self, rival: Rival) -> SolveResult | None:
         """A finished rival's answer, its stage 1 the wall time from the start of the race
-        until now, less its stage 2 (the flow, when asked for); its own times where it ran
-        alone (a relay's first); None where it failed."""
+        until now, less its other phases (_timed); its own times where it ran alone (a
+        relay's first); None where it failed."""
         self._rivals.remove(rival)
         if rival.answer is None:
             return None
@@ -252,5 +252,8 @@ class Race:
 
 
 def _timed(answer: SolveResult, seconds: float) -> SolveResult:
-    stage2 = {key: value for key, value in answer.times.items() if key == "stage2"}
-    return replace(answer, times={"stage1": seconds - sum(stage2.values())} | stage2)
+    """The answer with stage 1 the race's `seconds` less the winner's other phases (its
+    set-up before stage 1, its settling and stage 2 after, a compile for a new type), which
+    it reports beside: its stage 1 leaves them out in a race as it does alone."""
+    others = {key: value for key, value in answer.times.items() if key != "stage1"}
+    return replace(answer, times={"stage1": seconds - sum(others.values())} | others)

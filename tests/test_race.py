@@ -139,7 +139,8 @@ def test_real_rivals_answer_the_maximum_flow():
     with Race(entrants("hipr+hpf", True), GRAPH) as race:
         answer = race.first()
     assert answer.solver in ("hipr", "hpf") and answer.flow_value == 4 and answer.is_flow
-    assert set(answer.times) == {"stage1", "stage2"}
+    assert {"stage1", "stage2"} <= set(answer.times) <= {"stage1", "setup", "settle", "stage2"}
+    assert answer.times["stage1"] > 0
 
 
 @pytest.mark.parametrize("name", ["hipr", "hpf", "eibfs"])
@@ -186,6 +187,21 @@ def test_a_relay_runs_the_next_rival_only_where_one_calls_for_help():
         assert race.first().solver == "late" and not race.called_in
     with Race([_rival("last", 0.1, helped=0.01)], GRAPH, relay=True) as race:
         assert race.first().solver == "last" and not race.called_in
+
+
+def test_a_winners_other_phases_stay_out_of_the_races_stage_one():
+    """Its set-up, settling and stage 2 are its own phases, beside the race's stage 1, as
+    they are where it runs alone."""
+    def solve(graph, options):
+        time.sleep(0.15)
+        res = np.zeros(graph.cap.shape[0], np.int64)
+        return SolveResult("phased", 7, res, False, {"setup": 0.1, "stage1": 0.03, "settle":
+                                                     0.01, "stage2": 0.01}, {})
+    with Race([(SimpleNamespace(name="phased", solve=solve), SolveOptions())], GRAPH) as race:
+        times = race.first().times
+    assert list(times) == ["stage1", "setup", "settle", "stage2"]
+    assert 0.03 <= times["stage1"] < 0.03 + 5
+    assert (times["setup"], times["settle"], times["stage2"]) == (0.1, 0.01, 0.01)
 
 
 def test_a_relay_lets_its_rivals_and_answers_go_when_it_ends():
