@@ -247,13 +247,13 @@ class Race:
         for rival in self._rivals:
             rival.stop[0] = 1
         self._rivals = []
-        self._all = ()  # a relay's rivals hold _call_for_help: free them and their answers now,
-        # not at the next garbage collection (a later solve's arrays took fresh memory: +35%)
+        self._all = ()  # a relay's rivals hold _call_for_help, a cycle: their answers go now
 
 
 def _timed(answer: SolveResult, seconds: float) -> SolveResult:
     """The answer with stage 1 the race's `seconds` less the winner's other phases (its
     set-up before stage 1, its settling and stage 2 after, a compile for a new type), which
     it reports beside: its stage 1 leaves them out in a race as it does alone."""
-    others = {key: value for key, value in answer.times.items() if key != "stage1"}
-    return replace(answer, times={"stage1": seconds - sum(others.values())} | others)
+    others = sum(value for key, value in answer.times.items() if key != "stage1")
+    return replace(answer, times={key: seconds - others if key == "stage1" else value
+                                  for key, value in answer.times.items()})

@@ -199,7 +199,7 @@ def test_a_winners_other_phases_stay_out_of_the_races_stage_one():
                                                      0.01, "stage2": 0.01}, {})
     with Race([(SimpleNamespace(name="phased", solve=solve), SolveOptions())], GRAPH) as race:
         times = race.first().times
-    assert list(times) == ["stage1", "setup", "settle", "stage2"]
+    assert list(times) == ["setup", "stage1", "settle", "stage2"]
     assert 0.03 <= times["stage1"] < 0.03 + 5
     assert (times["setup"], times["settle"], times["stage2"]) == (0.1, 0.01, 0.01)
 

@@ -550,8 +550,8 @@ def _root_capacity(head, rev, res, tree, excess, x, limit, side):
 def _augment(first, head, rev, res, open_back, label, tree, excess, stamps, buckets, active, state,
              counters, bridge, s_end, t_end, excesses):
     """Augment on `bridge`, an arc from s_end in S to t_end in T (the growth knows both: it
-    scans one and has just read the other, where reading them off the arc took two loads
-    that miss the cache, a tenth of the search on a 3-D grid). EIBFS pushes its whole
+    scans one and has just read the other, where reading them off the arc takes two loads
+    that miss the cache; README, "The CPU default"). EIBFS pushes its whole
     residual capacity (bounded by an end's own excess or deficit when that end is a root)
     and lets the trees carry it on as far as they can; IBFS, and EIBFS when either root lies
     above level 1 (the authors' forceBottleneck), push the bottleneck of the whole path."""
