@@ -611,12 +611,9 @@ def _growth(first, head, rev, res, open_back, label, tree, excess, stamps, bucke
                     _add_son(tree, y, x)
                     _activate(label, stamps, active, state, y, side)
                 elif side * label[y] < 0:
-                    if side > 0:
-                        _augment(first, head, rev, res, open_back, label, tree, excess, stamps,
-                                 buckets, active, state, counters, a, x, y, excesses)
-                    else:
-                        _augment(first, head, rev, res, open_back, label, tree, excess, stamps,
-                                 buckets, active, state, counters, rev[a], y, x, excesses)
+                    bridge, s_end, t_end = (a, x, y) if side > 0 else (rev[a], y, x)
+                    _augment(first, head, rev, res, open_back, label, tree, excess, stamps, buckets,
+                             active, state, counters, bridge, s_end, t_end, excesses)
                     if label[x] != level:
                         break
                     continue  # the arc may still be residual: look at it again
