@@ -55,6 +55,19 @@ def test_counts_what_the_authors_code_counts(path, counts):
     assert (c["augmentations"], c["growths_s"], c["growths_t"], c["orphans"]) == counts
 
 
+@pytest.mark.parametrize("spec,counts", [
+    ("washington:function=11,dim1=2,dim2=1,range=1", (2, 4, 3, 7)),
+    ("washington:function=11,dim1=10,dim2=5,range=3", (12, 32, 65, 180)),
+], ids=["2x1x1", "10x5x3"])
+def test_a_sink_capacity_beyond_the_supply_is_never_drained(spec, counts):
+    """Cheriyan's graph: the sink's one arc (10^7) holds far more than the source's arcs
+    supply. eibfs cuts that capacity to one more than the supply, so the deficit never
+    drains to 0 and its vertex stays a root of T, as in the authors' code (counts of their
+    EIBFS with IBSTATS, as above; cut to the supply itself, it drained and made orphans)."""
+    c = solve(parse_instance(spec)[0].load()[0]).counters
+    assert (c["augmentations"], c["growths_s"], c["growths_t"], c["orphans"]) == counts
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("want_flow", [False, True])
 def test_a_grid_is_solved_by_both_variants_with_the_same_value(variant, want_flow):

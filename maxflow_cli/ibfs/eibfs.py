@@ -32,6 +32,7 @@ buckets (heads of the bucket lists by distance), active (the level lists), state
 import numba
 import numpy as np
 
+from maxflow_cli.limits import INT64_MAX
 from maxflow_cli.pushrelabel.highest_label import hipr_stage_two
 
 NONE = np.uint32(2**32 - 1)
@@ -652,8 +653,10 @@ def _search(first, head, rev, res, open_back, label, tree, excess, stamps, bucke
 def _terminal_excesses(first, head, rev, cap, res, source, sink):
     """Saturate every arc out of the source and every arc into the sink; return each
     vertex's excess (source capacity minus sink capacity) and its sink capacity. A sink
-    capacity counts at most the source's total (what no flow can exceed), so that
-    excesses stay within int64."""
+    capacity counts at most one more than the source's total, so that excesses stay within
+    int64: no flow can drain such a deficit, which then stays a root's, as the authors'
+    code keeps it (their capacities are not cut; a deficit cut to the source's total
+    drained to 0 on Cheriyan's graph, and its tree's vertices became orphans there)."""
     n = first.shape[0] - 1
     excess = np.zeros(n, np.int64)
     supply = 0
@@ -666,13 +669,14 @@ def _terminal_excesses(first, head, rev, cap, res, source, sink):
             if v != sink:
                 excess[v] += cap[a]
     sink_capacity = np.zeros(n, np.int64)
+    bound = supply + (supply < INT64_MAX)
     for b in range(first[sink], first[sink + 1]):
         a = rev[b]
         v = head[b]
         if v != sink and v != source and cap[a] > 0:
             res[a] = 0
             res[b] = cap[a]
-            sink_capacity[v] += min(cap[a], supply - sink_capacity[v])
+            sink_capacity[v] += min(cap[a], bound - sink_capacity[v])
     excess -= sink_capacity
     return excess, sink_capacity
 
