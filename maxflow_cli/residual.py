@@ -52,6 +52,10 @@ class ResidualGraph:
     rev: np.ndarray  # int32[2m] (int64 where wide)
     caps: np.ndarray  # int64[m] or int32[m], per input arc: the network's
     arc_of_input: np.ndarray  # int32[m] (int64 where wide)
+    # Whether each vertex's input arcs lie in input order among its arcs (built in
+    # INPUT_ORDER, or by pushrelabel.arc_order.forward_first): a reader may then take them
+    # vertex by vertex in input order.
+    input_ordered: bool = False
 
     @property
     def m(self) -> int:
@@ -383,4 +387,4 @@ def build_residual(network: Network, order: str = HIPR_ORDER, arc_type=None) -> 
     build = _build_hipr if order == HIPR_ORDER else _build_by_blocks
     first, head, rev, arc_of_input = build(network.n, tails, heads, arc_type)
     return ResidualGraph(network.n, network.source, network.sink, first, head, rev, caps,
-                         arc_of_input)
+                         arc_of_input, order == INPUT_ORDER)

@@ -7,10 +7,12 @@ import time
 import pytest
 
 from maxflow_cli import memory
+from maxflow_cli.bench import runner
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.bench.runner import Settings, choose_solvers, default_solvers, run_benchmark
 from maxflow_cli.errors import ParameterError, SolverUnavailable
 from maxflow_cli.registry import HIPR_PARAMETERS, SolverSpec, solvers
+from maxflow_cli.residual import HIPR_ORDER, INPUT_ORDER
 from maxflow_cli.solvers.hipr import solve_hipr
 
 TINY = parse_instance("genrmf:a=3,b=4,seed=1..2")
@@ -158,6 +160,32 @@ def test_cells_run_one_after_the_other_or_interleaved(register, interleave, orde
     run = run_benchmark(TINY[:1], choose_solvers("two", "one", False), settings)
     assert calls == order
     assert [len(cell.samples) for cell in run.cells] == [2, 2] and run.problems == []
+
+
+@pytest.mark.parametrize("interleave", (False, True))
+def test_each_solver_runs_on_the_graph_of_its_arc_order(register, interleave):
+    """As `maxflow solve` builds it: hipr's order for one, input order for the other; each
+    order built once, without interleaving only the one in use held, and the baseline's
+    answer certified on its own graph."""
+    seen = []
+    for name, order in (("parsed", HIPR_ORDER), ("ordered", INPUT_ORDER)):
+        register(SolverSpec(name, "records its graph", "tests",
+                            lambda graph, options, order=order:
+                            seen.append((order, graph.input_ordered, id(graph)))
+                            or solve_hipr(graph, options),
+                            prepare=lambda options: 0.0, parameters=HIPR_PARAMETERS,
+                            arc_order=order))
+    settings = Settings(repeat=2, warmup=1, min_time=0.0, interleave=interleave)
+    built = []
+    real_build = runner.build_residual
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(runner, "build_residual",
+                      lambda network, order: built.append(order) or real_build(network, order))
+        run = run_benchmark(TINY[:1], choose_solvers("parsed", "ordered", False), settings)
+    assert all(input_ordered == (order == INPUT_ORDER) for order, input_ordered, _ in seen)
+    assert len({graph for _, _, graph in seen}) == 2
+    assert built == [INPUT_ORDER, HIPR_ORDER]
+    assert run.problems == [] and run.instances[0].cut_capacity == run.cells[0].flow_value
 
 
 def memory_solver(name: str, host_bytes: int = 0, gpu_bytes=()) -> SolverSpec:

@@ -25,11 +25,11 @@ from maxflow_cli.pseudoflow.hpf import (
     settle_deficits,
 )
 from maxflow_cli.registry import SolveOptions, get_solver
-from maxflow_cli.residual import build_residual
+from maxflow_cli.residual import HIPR_ORDER, ORDERS, build_residual
 
 
-def solve(network, want_flow=False):
-    graph = build_residual(network)
+def solve(network, want_flow=False, order=HIPR_ORDER):
+    graph = build_residual(network, order)
     hpf = get_solver("hpf")
     return graph, hpf.solve(graph, hpf.resolve(SolveOptions(want_flow=want_flow)))
 
@@ -39,11 +39,13 @@ def solve(network, want_flow=False):
     (VECTORS / "ac_n60_seed12345.max", (175, 91, 162, 7)),
     (VECTORS / "genrmf_a5_b7_c1-1_c2-10000_seed1.max", (1294, 436, 746, 4)),
 ], ids=["clrs", "acyclic-dense", "genrmf"])
-def test_counts_what_the_authors_code_counts(path, counts):
+@pytest.mark.parametrize("order", ORDERS)
+def test_counts_what_the_authors_code_counts(path, counts, order):
     """The PBBS pseudoSeq build of Chandran & Hochbaum's code (STATS) counts these pushes,
     mergers, relabels and gaps: hpf lists each vertex's arcs in its order (on the last two,
-    any other order gives other counts)."""
-    _, result = solve(read_network(str(path))[0])
+    any other order gives other counts), from a graph of either arc order (in input order,
+    vertex by vertex)."""
+    _, result = solve(read_network(str(path))[0], order=order)
     counters = result.counters
     assert set(counters) == set(COUNTER_NAMES)
     assert (counters["pushes"], counters["mergers"], counters["relabels"],
@@ -66,13 +68,14 @@ def test_phase_one_lifts_the_source_side_of_a_minimum_cut(path, expected):
     """The vertices phase 1 leaves at label n (with the source, without the sink) are the
     source side of a cut whose capacity is the maximum flow value."""
     graph = build_residual(read_network(str(path))[0])
-    arrays, res = (graph.first, graph.head, graph.rev, graph.cap), graph.initial_residuals()
-    excess, work = hpf_setup(*arrays, graph.arc_of_input, graph.source, graph.sink)
+    arrays, res = (graph.first, graph.head, graph.rev), graph.initial_residuals()
+    excess, work, sink_caps = hpf_setup(*arrays, res, graph.arc_of_input, graph.source,
+                                        graph.sink, graph.input_ordered)
     label, paused = hpf_phase_one(*arrays, res, excess, work, graph.source, graph.sink,
                                   np.zeros(len(COUNTER_NAMES), np.int64), np.zeros(1, np.uint8),
                                   NO_BOUND, False)
     assert not paused
-    settle_deficits(*arrays, res, excess, graph.source, graph.sink)
+    settle_deficits(*arrays, sink_caps, res, excess, graph.source, graph.sink)
     side = label == graph.n
     side[graph.source], side[graph.sink] = True, False
     network = graph.network
@@ -83,8 +86,9 @@ def test_phase_one_lifts_the_source_side_of_a_minimum_cut(path, expected):
 def _phase_one_paused_every(graph, pushes):
     """Phase 1 paused each time `pushes` more pushes have passed (None: never) and resumed:
     its labels, excesses and counters, and how many times it paused."""
-    arrays, res = (graph.first, graph.head, graph.rev, graph.cap), graph.initial_residuals()
-    excess, work = hpf_setup(*arrays, graph.arc_of_input, graph.source, graph.sink)
+    arrays, res = (graph.first, graph.head, graph.rev), graph.initial_residuals()
+    excess, work, sink_caps = hpf_setup(*arrays, res, graph.arc_of_input, graph.source,
+                                        graph.sink, graph.input_ordered)
     counters, stop = np.zeros(len(COUNTER_NAMES), np.int64), np.zeros(1, np.uint8)
     bound, pauses, paused = (pushes, 0) if pushes else NO_BOUND, 0, False
     while True:
@@ -176,11 +180,12 @@ DEGENERATE = {
 }
 
 
+@pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("want_flow", (False, True))
 @pytest.mark.parametrize("case", DEGENERATE)
-def test_degenerate_networks(case, want_flow):
+def test_degenerate_networks(case, want_flow, order):
     n, source, sink, arcs = DEGENERATE[case]
-    graph, result = solve(Network.from_arcs(n, source, sink, arcs), want_flow)
+    graph, result = solve(Network.from_arcs(n, source, sink, arcs), want_flow, order)
     assert result.is_flow == want_flow
     assert_certified(graph, result, max_flow_value(n, source, sink, arcs))
 

@@ -1,7 +1,9 @@
 """The benchmark runner: every solver on every instance, measured the way hyperfine/pyperf do.
 
 Method: each solver configuration is compiled once first (``prepare``; the seconds are reported,
-never counted); each instance is read or generated and built once; per (instance, solver)
+never counted); each instance is read or generated once, and built once in each arc order its
+solvers take (SolverSpec.arc_order: each runs on the graph ``maxflow solve`` gives it); per
+(instance, solver)
 cell, ``warmup`` runs are discarded, then runs are measured until there are at least
 ``repeat`` of them *and* their wall time adds up to ``min_time`` seconds; one cell after the
 other, or with ``interleave`` the configurations in turn, one run each per round. Every ``solve``
@@ -345,39 +347,75 @@ Progress = Callable[[str, int], None]
 """Called with what starts now and how many cells of this instance are done."""
 
 
+class _Graphs:
+    """The instance's residual graph in each arc order its solvers take, built when first
+    asked for (its capacities scattered once, for the solvers that read them, outside their
+    timings), the seconds of every build summed. Where the runs alternate between solvers
+    (interleave) every order asked for is kept; else only the one in use."""
+
+    def __init__(self, network, keep_all: bool):
+        self._network, self._keep_all = network, keep_all
+        self._built: dict[str, ResidualGraph] = {}
+        self.seconds = 0.0
+
+    def of(self, order: str) -> ResidualGraph:
+        if order not in self._built:
+            if not self._keep_all:
+                self._built.clear()
+            started = time.perf_counter()
+            graph = build_residual(self._network, order)
+            graph.cap  # scattered once, for the solvers that read it, outside their timings
+            self.seconds += time.perf_counter() - started
+            self._built[order] = graph
+        return self._built[order]
+
+
 def bench_instance(instance: Instance, choices: list, settings: Settings,
                    progress: Progress = lambda text, done: None
                    ) -> tuple[InstanceRecord, list[Cell]]:
-    """Load and build ``instance`` once, run every choice on it (the baseline, first, gives the
-    flow value every run must give), then check the baseline's answer outside the timing."""
+    """Load ``instance`` once and build it in the arc orders its solvers take (_Graphs), run
+    every choice on it (the baseline, first, gives the flow value every run must give), and
+    check the baseline's first answer outside the timing, on its graph."""
     progress(f"{instance.name}: loading", 0)
     started = time.perf_counter()
     network, warnings = instance.load()
     read = time.perf_counter() - started
-    started = time.perf_counter()
-    graph = build_residual(network)
-    graph.cap  # scattered once, for the solvers that read it, outside their timings
-    record = InstanceRecord(instance, graph.n, graph.m, read, time.perf_counter() - started,
-                            warnings)
+    graphs = _Graphs(network, settings.interleave)
+    baseline_order = choices[0].spec.arc_order
+    graphs.of(baseline_order)  # built first: a network too large to build fails here
+    record = InstanceRecord(instance, network.n, network.m, read, 0.0, warnings)
     tallies = [_Tally(choice.bound(instance), instance.name, settings.cpu_time)
                for choice in choices]
     baseline = tallies[0]
     dimacs = DimacsInput(instance.path, network)
+    checked = False
     try:
         for tally, measured in _schedule(tallies, settings):
             if tally.failure is None:
                 progress(f"{instance.name}: {tally.choice.label}",
                          sum(t.done(settings) for t in tallies))
-                tally.run(graph, dimacs, measured,
+                order = tally.choice.spec.arc_order if tally.choice.kind == "solver" \
+                    else baseline_order
+                tally.run(graphs.of(order), dimacs, measured,
                           baseline.first.flow_value if baseline.first else None)
+            if tally is baseline and baseline.first and not checked:
+                checked = _check(record, graphs.of(baseline_order), baseline.first)
     finally:
         dimacs.close()
+    if not checked:
+        _check(record, graphs.of(baseline_order), baseline.first)
+    record.build = graphs.seconds
+    return record, [tally.cell(settings.warmup) for tally in tallies]
+
+
+def _check(record: InstanceRecord, graph: ResidualGraph, answer: SolveResult) -> bool:
+    """The certificate of `answer` on `graph`, into `record` (outside any timing): True."""
     started = time.perf_counter()
-    certificate = check_answer(graph, baseline.first)
+    certificate = check_answer(graph, answer)
     record.check_seconds = time.perf_counter() - started
     record.check_problems = certificate.problems
     record.cut_capacity = certificate.cut_capacity
-    return record, [tally.cell(settings.warmup) for tally in tallies]
+    return True
 
 
 def plan(choices: list, settings: Settings) -> BenchRun:

@@ -187,7 +187,7 @@ def _list_out_of_tree(graph, arc_of_input, out, source, sink):
     back, and lists a vertex's arcs as they lie there: the odd ones in input order, then the
     even ones in reverse. Here, in one pass over the input, odd ones fill a vertex's range
     from the bottom and even ones from the top down; then the even ones move down behind
-    the odd ones."""
+    the odd ones. `graph` holds the capacities (cap, 0 at a reverse arc)."""
     first, head, rev, cap = graph
     out_arcs, out_end = out
     n = out_end.shape[0]
@@ -198,7 +198,7 @@ def _list_out_of_tree(graph, arc_of_input, out, source, sink):
     for i in range(arc_of_input.shape[0]):
         a = arc_of_input[i]
         u, v = head[rev[a]], head[a]
-        if cap[a] > 0 and u != v and v != source and v != sink:
+        if _listed(u, v, cap[a], source, sink):
             if (u + v) & 1:
                 out_arcs[out_end[u]] = a
                 out_end[u] += 1
@@ -206,11 +206,47 @@ def _list_out_of_tree(graph, arc_of_input, out, source, sink):
                 back[u] -= 1
                 out_arcs[back[u]] = a
     for v in range(n):
-        end = out_end[v]
-        for p in range(back[v], first[v + 1]):
-            out_arcs[end] = out_arcs[p]
-            end += 1
-        out_end[v] = end
+        out_end[v] = _evens_behind_odds(out_arcs, out_end[v], back[v], first[v + 1])
+
+
+@numba.njit(cache=True)
+def _list_out_of_tree_by_vertex(graph, out, source, sink):
+    """_list_out_of_tree where each vertex's input arcs lie in input order among its arcs
+    (ResidualGraph.input_ordered): vertex by vertex, its arcs read in place, without the
+    loads of a tail that an arc taken in input order costs (two, the second one anywhere in
+    the arrays)."""
+    first, head, _, cap = graph
+    out_arcs, out_end = out
+    for u in range(out_end.shape[0]):
+        end, back = np.int64(first[u]), np.int64(first[u + 1])
+        for a in range(first[u], first[u + 1]):
+            v = head[a]
+            if _listed(u, v, cap[a], source, sink):
+                if (u + v) & 1:
+                    out_arcs[end] = a
+                    end += 1
+                else:
+                    back -= 1
+                    out_arcs[back] = a
+        out_end[u] = _evens_behind_odds(out_arcs, end, back, first[u + 1])
+
+
+@numba.njit(cache=True, inline="always")
+def _listed(u, v, capacity, source, sink) -> bool:
+    """Whether arc u -> v of `capacity` starts out of the tree (self-loops, arcs into the
+    terminals and reverse arcs aside)."""
+    return capacity > 0 and u != v and v != source and v != sink
+
+
+@numba.njit(cache=True, inline="always")
+def _evens_behind_odds(out_arcs, end, back, stop):
+    """Move the even arcs (slots back .. stop - 1) down to slot `end`, behind the odd ones:
+    the end of the vertex's list."""
+    end = np.int64(end)
+    for p in range(back, stop):
+        out_arcs[end] = out_arcs[p]
+        end += 1
+    return end
 
 
 @numba.njit(cache=True, inline="always")
@@ -366,7 +402,7 @@ def _process_root(root, graph, res, excess, labels, tree, out, buckets, counters
     """Depth-first search of root's vertices at its label for a merger arc: merge and push
     at the first found (returns False), else every vertex searched is relabelled (returns
     True: the root's label went up by one)."""
-    first, head, rev, _ = graph
+    first, head, rev = graph
     parent_of, _, first_child, next_sibling, _, next_scan = tree
     n = parent_of.shape[0]
     next_scan[root] = first_child[root]
@@ -418,20 +454,22 @@ def _phase_one(graph, res, excess, labels, tree, out, buckets, counters, stop, h
 
 
 @numba.njit(cache=True, nogil=True)
-def settle_deficits(first, head, rev, cap, res, excess, source, sink):
+def settle_deficits(first, head, rev, sink_caps, res, excess, source, sink):
     """Take each vertex's deficit back out of its arcs into the sink, which makes the
     pseudoflow a preflow (the source's arcs stay saturated); the sink's excess becomes the
-    flow value."""
+    flow value. `sink_caps`: the capacities of the sink's arcs (hpf_setup's)."""
     inflow = 0
     for b in range(first[sink], first[sink + 1]):
         v = head[b]
-        if cap[b] == 0 and excess[v] < 0 and res[b] > 0 and v != source:  # b: v -> sink's
+        cap = sink_caps[b - first[sink]]
+        if cap == 0 and excess[v] < 0 and res[b] > 0 and v != source:  # b: v -> sink's
             delta = min(res[b], -excess[v])
             res[b] -= delta
             res[rev[b]] += delta
             excess[v] += delta
-        inflow += res[b] - cap[b]
+        inflow += res[b] - cap
     excess[sink] = inflow
+
 
 
 @numba.njit(cache=True, inline="always")
@@ -452,24 +490,29 @@ def _views(work, n):
 
 
 @numba.njit(cache=True, nogil=True)
-def hpf_setup(first, head, rev, cap, arc_of_input, source, sink):
+def hpf_setup(first, head, rev, cap, arc_of_input, source, sink, input_ordered):
     """What pseudo-max builds before its clock starts (PBBS pseudoSeq's initDS): the
     search's arrays, every one written here so that phase 1 finds its pages in memory; each
-    vertex a weak root with its out-of-tree arcs listed. Returns the excesses (zeros) and
-    the buffer of the search's arrays (see _views)."""
+    vertex a weak root with its out-of-tree arcs listed. `cap`: the capacities (the
+    residuals before phase 1 will do); `input_ordered`: ResidualGraph.input_ordered.
+    Returns the excesses (zeros), the buffer of the search's arrays (see _views) and the
+    capacities of the sink's arcs (settle_deficits needs no more of them)."""
     n = first.shape[0] - 1
     work = np.empty(13 * n + 3 + head.shape[0], np.uint32)
     work[:13 * n + 3] = n  # no parent, child, sibling or strong root
     labels, _, buckets, out = _views(work, n)
     _weak_roots(first, labels, buckets, source, sink)
     graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), cap)
-    _list_out_of_tree(graph, arc_of_input.view(np.uint32), out, source, sink)
-    return np.zeros(n, np.int64), work
+    if input_ordered:
+        _list_out_of_tree_by_vertex(graph, out, source, sink)
+    else:
+        _list_out_of_tree(graph, arc_of_input.view(np.uint32), out, source, sink)
+    return np.zeros(n, np.int64), work, cap[first[sink]:first[sink + 1]].copy()
 
 
 @numba.njit(cache=True, nogil=True)
-def hpf_phase_one(first, head, rev, cap, res, excess, work, source, sink, counters, stop,
-                  bound, resume):
+def hpf_phase_one(first, head, rev, res, excess, work, source, sink, counters, stop, bound,
+                  resume):
     """Phase 1 from hpf_setup's excesses and buffer `work`, as pseudo-max's clock times it:
     the simple initialisation (unless `resume`) and the main loop. `res` (the capacities) and
     `excess` end as a pseudoflow whose minimum cut is found (settle_deficits makes it a
@@ -477,7 +520,7 @@ def hpf_phase_one(first, head, rev, cap, res, excess, work, source, sink, counte
     _phase_one; NO_BOUND: never): it then pauses, and called again with `resume`, goes on.
     Returns (the labels: n on the minimum cut's source side, whether it paused)."""
     n = excess.shape[0]
-    graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), cap)
+    graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32))
     labels, tree, buckets, out = _views(work, n)
     if not resume:
         _saturate_terminal_arcs(first, head, rev, res, excess, source, sink)
@@ -489,15 +532,17 @@ def hpf_phase_one(first, head, rev, cap, res, excess, work, source, sink, counte
 
 def hpf_preflow(graph: ResidualGraph, res: np.ndarray, stop, times: dict,
                 call_for_help=None) -> tuple[np.ndarray, dict]:
-    """Phase 1 on `graph`, `res` updated in place to a maximum preflow (its sink excess the
-    maximum flow value), unless `stop` (a flag array or None) is set first; the seconds of
-    its set-up, of phase 1 (stage1) and of settling the deficits into `times`. Once its
-    pushes pass help_bound(m), call_for_help() (when given) is called and phase 1 goes on
-    (until `stop`, which the call may set). Returns the excesses and the counters."""
-    arrays = (graph.first, graph.head, graph.rev, graph.cap)
+    """Phase 1 on `graph`, `res` (the capacities) updated in place to a maximum preflow (its
+    sink excess the maximum flow value), unless `stop` (a flag array or None) is set first;
+    the seconds of its set-up, of phase 1 (stage1) and of settling the deficits into
+    `times`. Once its pushes pass help_bound(m), call_for_help() (when given) is called and
+    phase 1 goes on (until `stop`, which the call may set). Returns the excesses and the
+    counters."""
+    arrays = (graph.first, graph.head, graph.rev)
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
-    excess, work = timed(times, "setup", hpf_setup, *arrays, graph.arc_of_input,
-                         graph.source, graph.sink)
+    excess, work, sink_caps = timed(times, "setup", hpf_setup, *arrays, res,
+                                    graph.arc_of_input, graph.source, graph.sink,
+                                    graph.input_ordered)
     flag = np.zeros(1, np.uint8) if stop is None else stop
 
     def step(bound, resume: bool) -> bool:
@@ -506,5 +551,6 @@ def hpf_preflow(graph: ResidualGraph, res: np.ndarray, stop, times: dict,
 
     timed(times, "stage1", search_calling_for_help, step, False, help_bound(graph.m),
           NO_BOUND, flag, call_for_help)
-    timed(times, "settle", settle_deficits, *arrays, res, excess, graph.source, graph.sink)
+    timed(times, "settle", settle_deficits, *arrays, sink_caps, res, excess, graph.source,
+          graph.sink)
     return excess, dict(zip(COUNTER_NAMES, counters.tolist()))

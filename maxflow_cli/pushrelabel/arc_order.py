@@ -50,7 +50,8 @@ def forward_first(graph: ResidualGraph) -> ResidualGraph:
     head, rev, arc_of_input = _forward_first(
         graph.first.view(np.uint32), graph.head.view(np.uint32), graph.rev.view(np.uint32),
         graph.arc_of_input.view(np.uint32))
-    return dataclasses.replace(graph, head=head, rev=rev, arc_of_input=arc_of_input)
+    return dataclasses.replace(graph, head=head, rev=rev, arc_of_input=arc_of_input,
+                               input_ordered=True)
 
 
 @numba.njit(cache=True)
