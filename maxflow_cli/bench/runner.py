@@ -399,7 +399,8 @@ def bench_instance(instance: Instance, choices: list, settings: Settings,
                 tally.run(graphs.of(order), dimacs, measured,
                           baseline.first.flow_value if baseline.first else None)
             if tally is baseline and baseline.first and not checked:
-                checked = _check(record, graphs.of(baseline_order), baseline.first)
+                _check(record, graphs.of(baseline_order), baseline.first)
+                checked = True
     finally:
         dimacs.close()
     if not checked:
@@ -408,14 +409,13 @@ def bench_instance(instance: Instance, choices: list, settings: Settings,
     return record, [tally.cell(settings.warmup) for tally in tallies]
 
 
-def _check(record: InstanceRecord, graph: ResidualGraph, answer: SolveResult) -> bool:
-    """The certificate of `answer` on `graph`, into `record` (outside any timing): True."""
+def _check(record: InstanceRecord, graph: ResidualGraph, answer: SolveResult) -> None:
+    """The certificate of `answer` on `graph`, into `record` (outside any timing)."""
     started = time.perf_counter()
     certificate = check_answer(graph, answer)
     record.check_seconds = time.perf_counter() - started
     record.check_problems = certificate.problems
     record.cut_capacity = certificate.cut_capacity
-    return True
 
 
 def plan(choices: list, settings: Settings) -> BenchRun:

@@ -24,7 +24,8 @@ _list_out_of_tree): the search takes the first merger arc it meets, so the order
 mergers, and with it the two codes do the same operations. Vertex n
 stands for none (no parent, child, sibling or root). As in hipr's core, vertex and arc
 numbers are unsigned (Numba guards a signed index against negative values). The arrays are
-grouped in tuples: graph (first, head, rev, cap), tree (parent, up: the arc to it, first
+grouped in tuples: graph (first, head, rev; and the capacities for the set-up's listing),
+tree (parent, up: the arc to it, first
 child, next and previous sibling, next child to scan), labels (label, vertices per label,
 current out-of-tree arc), out (the out-of-tree arcs, the end of each vertex's), buckets
 (first, last, next strong root).
@@ -469,7 +470,6 @@ def settle_deficits(first, head, rev, sink_caps, res, excess, source, sink):
             excess[v] += delta
         inflow += res[b] - cap
     excess[sink] = inflow
-
 
 
 @numba.njit(cache=True, inline="always")
