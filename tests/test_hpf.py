@@ -15,6 +15,7 @@ from maxflow_cli import generators
 from maxflow_cli.check import check_answer
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.network import Network
+from maxflow_cli.pseudoflow import hpf as hpf_module
 from maxflow_cli.pseudoflow.hpf import (
     COUNTER_NAMES,
     NO_BOUND,
@@ -25,7 +26,7 @@ from maxflow_cli.pseudoflow.hpf import (
     settle_deficits,
 )
 from maxflow_cli.registry import SolveOptions, get_solver
-from maxflow_cli.residual import HIPR_ORDER, ORDERS, build_residual
+from maxflow_cli.residual import HIPR_ORDER, INPUT_ORDER, ORDERS, build_residual
 
 
 def solve(network, want_flow=False, order=HIPR_ORDER):
@@ -40,11 +41,12 @@ def solve(network, want_flow=False, order=HIPR_ORDER):
     (VECTORS / "genrmf_a5_b7_c1-1_c2-10000_seed1.max", (1294, 436, 746, 4)),
 ], ids=["clrs", "acyclic-dense", "genrmf"])
 @pytest.mark.parametrize("order", ORDERS)
-def test_counts_what_the_authors_code_counts(path, counts, order):
+def test_counts_what_the_authors_code_counts(path, counts, order, monkeypatch):
     """The PBBS pseudoSeq build of Chandran & Hochbaum's code (STATS) counts these pushes,
     mergers, relabels and gaps: hpf lists each vertex's arcs in its order (on the last two,
     any other order gives other counts), from a graph of either arc order (in input order,
-    vertex by vertex)."""
+    vertex by vertex), the set-up's arrays written on every thread in input order."""
+    monkeypatch.setattr(hpf_module, "FRESH_MAPPING_BYTES", 0 if order == INPUT_ORDER else 2**62)
     _, result = solve(read_network(str(path))[0], order=order)
     counters = result.counters
     assert set(counters) == set(COUNTER_NAMES)
@@ -183,7 +185,10 @@ DEGENERATE = {
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("want_flow", (False, True))
 @pytest.mark.parametrize("case", DEGENERATE)
-def test_degenerate_networks(case, want_flow, order):
+def test_degenerate_networks(case, want_flow, order, monkeypatch):
+    """In either arc order; in input order with the set-up's arrays written on every thread
+    (as from FRESH_MAPPING_BYTES on)."""
+    monkeypatch.setattr(hpf_module, "FRESH_MAPPING_BYTES", 0 if order == INPUT_ORDER else 2**62)
     n, source, sink, arcs = DEGENERATE[case]
     graph, result = solve(Network.from_arcs(n, source, sink, arcs), want_flow, order)
     assert result.is_flow == want_flow

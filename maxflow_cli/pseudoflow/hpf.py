@@ -32,6 +32,7 @@ current out-of-tree arc), out (the out-of-tree arcs, the end of each vertex's), 
 """
 
 import math
+import time
 
 import numba
 import numpy as np
@@ -42,6 +43,13 @@ from maxflow_cli.result import timed
 
 NO_ARC = np.uint32(2**32 - 1)  # arc numbers stay below 2^31
 NO_BOUND = (2**62, 0)  # phase 1 never pauses (see help_bound)
+FRESH_MAPPING_BYTES = 32 << 20
+"""hpf_setup writes its new arrays on every thread (_fresh_arrays) from this many bytes on:
+glibc's largest mmap threshold. An allocation this large is mapped afresh at every solve, and
+the first touch of its pages (the kernel's faults) is most of the set-up, which the threads
+share; a smaller one may come back from the heap with its pages in place, where the parallel
+writing is a pass more and a thread team's start (over shapes-small, seeds 1-3, the set-up
+took 1.00-1.65x its serial time, geometric mean 1.27; README, "hpf's fresh arrays")."""
 
 
 def help_bound(m: int) -> tuple[int, int]:
@@ -497,7 +505,9 @@ def hpf_setup(first, head, rev, cap, arc_of_input, source, sink, input_ordered):
     Returns the excesses (zeros), the buffer of the search's arrays (see _views) and the
     capacities of the sink's arcs (settle_deficits needs no more of them)."""
     n = first.shape[0] - 1
-    excess, work = _fresh_arrays(n, head.shape[0])
+    words = 13 * n + 3 + head.shape[0]
+    fresh = _fresh_arrays if 4 * words >= FRESH_MAPPING_BYTES else _new_arrays
+    excess, work = fresh(n, head.shape[0])
     _file_forest(first, head, rev, cap, arc_of_input, source, sink, input_ordered, work)
     return excess, work, cap[first[sink]:first[sink + 1]].copy()
 
@@ -518,6 +528,22 @@ def _fresh_arrays(n, arcs):
     for i in numba.prange(13 * n + 3, work.shape[0]):
         work[i] = 0
     return excess, work
+
+
+def compile_set_up() -> float:
+    """Compile hpf_setup's parallel writing, which a tiny graph does not reach (Numba
+    compiles a function at its first call): the seconds it took."""
+    started = time.perf_counter()
+    _fresh_arrays(2, 1)
+    return time.perf_counter() - started
+
+
+@numba.njit(cache=True, nogil=True)
+def _new_arrays(n, arcs):
+    """_fresh_arrays on this thread, the arc slots left to the listing."""
+    work = np.empty(13 * n + 3 + arcs, np.uint32)
+    work[:13 * n + 3] = n
+    return np.zeros(n, np.int64), work
 
 
 @numba.njit(cache=True, nogil=True)

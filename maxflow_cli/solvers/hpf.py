@@ -1,9 +1,9 @@
 """`hpf`: Hochbaum's pseudoflow algorithm, highest label with FIFO buckets; the core is
 maxflow_cli.pseudoflow.hpf."""
 
-from maxflow_cli.pseudoflow.hpf import hpf_preflow
+from maxflow_cli.pseudoflow.hpf import compile_set_up, hpf_preflow
 from maxflow_cli.pushrelabel.highest_label import answer_from_preflow
-from maxflow_cli.registry import SolveOptions, register_compiled
+from maxflow_cli.registry import SolveOptions, compile_on_tiny_graph, register_compiled
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 
@@ -23,4 +23,5 @@ def solve_hpf(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
 register_compiled(
     "hpf", "Hochbaum's pseudoflow: highest label, FIFO buckets, simple initialisation",
     "Hochbaum 2008, Operations Research 56(4); Chandran & Hochbaum 2009 (pseudo-max HPF, "
-    "PBBS pseudoSeq)", solve_hpf, (), stoppable=True)
+    "PBBS pseudoSeq)", solve_hpf, (), stoppable=True,
+    prepare=lambda options: compile_on_tiny_graph(solve_hpf, options) + compile_set_up())
