@@ -41,6 +41,16 @@ def device_unavailable(options) -> str | None:
     return gpu_unavailable() if options.device == "gpu" else None
 
 
+@functools.cache
+def gpu_multiprocessors() -> int:
+    """The GPU's multiprocessors: a persistent kernel's grid is MIN_BLOCKS blocks each."""
+    import pycuda.autoprimaryctx  # noqa: F401  (the first device's context, current)
+    import pycuda.driver as cuda
+
+    attribute = cuda.device_attribute.MULTIPROCESSOR_COUNT
+    return cuda.Context.get_device().get_attribute(attribute)
+
+
 def gpu_error(cuda, error, needed: int) -> MaxflowError:
     """A one-line MaxflowError for a PyCUDA driver error (`cuda`: pycuda.driver); out of
     memory says how much the instance needs."""
@@ -289,15 +299,9 @@ class GpuDevice(Device):
                 kernel.pycuda_types)
         return self.functions[kernel.name]
 
-    @functools.cached_property
-    def multiprocessors(self) -> int:
-        """The GPU's multiprocessors: a persistent kernel's grid is MIN_BLOCKS blocks each."""
-        attribute = self.cuda.device_attribute.MULTIPROCESSOR_COUNT
-        return self.cuda.Context.get_device().get_attribute(attribute)
-
     def _grid(self, kernel: Kernel, items: int, block: int) -> tuple[int, int]:
         if kernel.persistent:
-            return (self.multiprocessors * source_constant(kernel.file, "MIN_BLOCKS"), 1)
+            return (gpu_multiprocessors() * source_constant(kernel.file, "MIN_BLOCKS"), 1)
         if kernel.block_per_item:
             return (max(items, 1), 1)
         return (max(1, -(-kernel.threads(items) // block)), 1)

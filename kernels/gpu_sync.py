@@ -17,8 +17,13 @@ import numpy as np
 
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels import gpu_sync_cpu
-from maxflow_cli.kernels.declarations import GPU_SYNC_RELABEL, GPU_SYNC_ROUNDS, Kernel
-from maxflow_cli.kernels.devices import Layout, open_device
+from maxflow_cli.kernels.declarations import (
+    GPU_SYNC_RELABEL,
+    GPU_SYNC_ROUNDS,
+    Kernel,
+    source_constant,
+)
+from maxflow_cli.kernels.devices import Layout, gpu_multiprocessors, open_device
 
 C_TYPES = {np.uint16: "unsigned short", np.int32: "int", np.int64: "long long"}
 
@@ -115,3 +120,12 @@ def group_width(graph) -> int:
     while width < min(mean, 32):
         width *= 2
     return width
+
+
+def vertices_at_once(graph) -> int:
+    """How many vertices the GPU's rounds discharge at once: gpu_sync.cu's resident threads
+    (MIN_BLOCKS blocks of BLOCK threads a multiprocessor) over the lanes a vertex takes
+    (group_width)."""
+    threads = gpu_multiprocessors() * source_constant("gpu_sync", "MIN_BLOCKS") \
+        * source_constant("gpu_sync", "BLOCK")
+    return threads // group_width(graph)

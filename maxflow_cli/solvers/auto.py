@@ -21,6 +21,7 @@ import numpy as np
 
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels.devices import default_device, device_unavailable
+from maxflow_cli.kernels.gpu_sync import vertices_at_once
 from maxflow_cli.race import NO_RIVALS, RIVALS, Race, able, entrants, joined, takes
 from maxflow_cli.race import prepare as prepare_rivals
 from maxflow_cli.registry import (
@@ -59,12 +60,16 @@ vertex also drains into the sink), 0-25% on the peer fixtures (25%: an AK networ
 
 
 def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
-    """gpu-sync and its rivals on the GPU device; the rivals alone on the CPU."""
-    if options.device == "gpu":
-        result = get_solver("gpu-sync").solve(graph, _gpu_sync_options(options))
-        return replace(result, solver="auto", why=f"a GPU is usable, so gpu-sync ran: "
-                       f"{result.why}")
+    """gpu-sync and its rivals on the GPU device where the graph fills it; the rivals alone
+    on the CPU."""
     started = time.perf_counter()
+    no_gpu = "no GPU is used"
+    if options.device == "gpu":
+        no_gpu = _narrow_for_gpu(graph, options.params["rivals"])
+        if not no_gpu:
+            result = get_solver("gpu-sync").solve(graph, _gpu_sync_options(options))
+            return replace(result, solver="auto", why=f"a GPU is usable, so gpu-sync ran: "
+                           f"{result.why}")
     first, shape = _first_on_cpu(graph, options.params["rivals"])
     rivals = able(_cpu_rivals(options, first), graph)
     if not rivals:
@@ -77,8 +82,23 @@ def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     times["stage1"] += chosen  # reading the shape off the graph is part of the solve
     compiled += times.pop("compile", 0.0)  # the winner's own, for a type met first
     times = ({"compile": compiled} if compiled else {}) | times
-    why = _cpu_why(rivals, race.called_in, result.solver, shape)
+    why = f"{no_gpu}: {_cpu_why(rivals, race.called_in, result.solver, shape)}"
     return replace(result, solver="auto", winner=result.solver, times=times, why=why)
+
+
+def _narrow_for_gpu(graph: ResidualGraph, rivals: str) -> str:
+    """Why the GPU would not pay ('' where it may): the graph has fewer vertices than the
+    engine's rounds discharge at once, so every round leaves lanes idle even with every
+    vertex active, and still costs its grid barriers, while its set-up (the preflow, the
+    page-locking, the uploads) costs as much as the CPU solvers'. With --rivals none the
+    engine runs anyway: nothing else was asked for."""
+    if rivals == NO_RIVALS:
+        return ""
+    at_once = vertices_at_once(graph)
+    if graph.n - 2 >= at_once:
+        return ""
+    return f"the GPU would not pay: its rounds discharge {at_once:,} vertices at once, and " \
+        f"the graph has {graph.n - 2:,}"
 
 
 def _first_on_cpu(graph: ResidualGraph, rivals: str) -> tuple[str, str]:
@@ -203,21 +223,23 @@ def _cpu_why(rivals: list, called_in: bool, winner: str, shape: str) -> str:
     first, others = rivals[0][0].name, joined(rivals[1:])
     because = f", since {shape}" if shape else ""
     if called_in:
-        return f"no GPU is used: {first} ran on the CPU{because} and called for help (the " \
+        return f"{first} ran on the CPU{because} and called for help (the " \
             f"shape is bad for it), and {winner} took over"
     if not others:
-        return f"no GPU is used: {first} ran on the CPU{because}"
-    return f"no GPU is used: {first} ran on the CPU{because} ({others} would take over if " \
+        return f"{first} ran on the CPU{because}"
+    return f"{first} ran on the CPU{because} ({others} would take over if " \
         "it called for help; it did not)"
 
 
 def prepare_auto(options: SolveOptions) -> float:
-    """Compile what runs: gpu-sync with its rivals, or the rivals of the relay (eibfs, where
-    it runs first, when it first does: _compile_once) and the chain count of each arc and
-    capacity type."""
-    if options.device == "gpu":
-        return get_solver("gpu-sync").prepare(_gpu_sync_options(options))
+    """Compile what runs: gpu-sync with its rivals where a GPU is used (and the relay, for
+    graphs too narrow for it), the rivals of the relay (eibfs, where it runs first, when it
+    first does: _compile_once) and the chain count of each arc and capacity type."""
     started = time.perf_counter()
+    if options.device == "gpu":
+        get_solver("gpu-sync").prepare(_gpu_sync_options(options))
+        if options.params["rivals"] == NO_RIVALS:
+            return time.perf_counter() - started
     tiny = tiny_graph()
     for arcs, caps in itertools.product((np.int32, np.int64), repeat=2):
         first, rev = tiny.first.astype(arcs), tiny.rev.astype(arcs)
