@@ -8,6 +8,7 @@ from oracle import max_flow_value
 
 from maxflow_cli import generators
 from maxflow_cli.kernels import gpu_sync
+from maxflow_cli.kernels.devices import gpu_unavailable
 from maxflow_cli.network import Network
 from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
@@ -88,3 +89,18 @@ def test_auto_on_a_gpu_runs_the_relay_on_the_cpu_where_the_graph_is_too_narrow(m
     assert result.winner == "hpf"
     assert result.why.startswith("the GPU would not pay: its rounds discharge 1,000,000 "
                                  "vertices at once, and the graph has 94: hpf ran on the CPU")
+
+
+@pytest.mark.gpu
+def test_auto_on_a_gpu_runs_gpu_sync_where_the_graph_fills_its_rounds(monkeypatch):
+    if gpu_unavailable():
+        pytest.skip(gpu_unavailable())
+    assert gpu_sync.vertices_at_once(build_residual(generators.make(
+        "genrmf", a=4, b=6, seed=1))) == gpu_sync.gpu_multiprocessors() * 2 * 512 // 8
+    monkeypatch.setattr(auto, "vertices_at_once", lambda graph: 1)
+    network = generators.make("genrmf", a=4, b=6, seed=1)
+    spec = get_solver("auto")
+    result = spec.solve(build_residual(network), spec.resolve(SolveOptions(device="gpu")))
+    arcs = zip(network.tails.tolist(), network.heads.tolist(), network.caps.tolist())
+    assert result.flow_value == max_flow_value(network.n, network.source, network.sink, arcs)
+    assert result.why.startswith("a GPU is usable, so gpu-sync ran")
