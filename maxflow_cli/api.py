@@ -52,7 +52,7 @@ def maximum_flow(*args, solver: str | None = None, device: str | None = None,
     times = {}
     started = time.perf_counter()
     try:
-        graph = spec.build(network)
+        graph = spec.build(network, options.device)
     except ParameterError as error:  # the source's capacities sum past int64
         raise ValueError(str(error)) from None
     times["build"] = time.perf_counter() - started

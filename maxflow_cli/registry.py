@@ -143,16 +143,22 @@ class SolverSpec:
     # default, so that a solver that says nothing keeps them), or input order, built with
     # every pass in parallel, for solvers that count nothing against a C code's.
     arc_order: str = HIPR_ORDER
+    # The order on the GPU device where it differs (auto: gpu-sync's, the engine it runs there).
+    gpu_arc_order: str | None = None
     # True for a solver that takes a wide graph (ResidualGraph.wide: arcs indexed by int64,
     # past limits.MAX_NARROW_ARCS input arcs); the others refuse one (refuse_wide).
     wide_arcs: bool = False
 
-    def build(self, network: Network) -> ResidualGraph:
-        """The residual graph of `network` in this solver's arc order (refused before it is
-        built where it would be wide and the solver cannot take it)."""
+    def arc_order_on(self, device: str | None) -> str:
+        """The arc order of this solver's graphs on `device` (None: the default order)."""
+        return self.gpu_arc_order if device == "gpu" and self.gpu_arc_order else self.arc_order
+
+    def build(self, network: Network, device: str | None = None) -> ResidualGraph:
+        """The residual graph of `network` in this solver's arc order on `device` (refused
+        before it is built where it would be wide and the solver cannot take it)."""
         if not self.wide_arcs:
             refuse_wide(self.name, network.m, arc_index_type(network.m) == np.int64)
-        return build_residual(network, self.arc_order)
+        return build_residual(network, self.arc_order_on(device))
 
     def resolve(self, options: SolveOptions) -> SolveOptions:
         """Options with defaults filled in; refuses parameters and devices this solver lacks."""

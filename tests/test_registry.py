@@ -166,6 +166,18 @@ def test_solvers_with_kernels_are_built_in_input_order_and_hipr_in_hi_prs():
         build_residual(network, INPUT_ORDER).head.tolist() != build_residual(network).head.tolist()
 
 
+def test_auto_is_built_as_the_engine_it_runs_on_each_device():
+    """auto runs gpu-sync on a GPU (input order) and hipr's and hpf's relay elsewhere."""
+    from maxflow_cli.residual import HIPR_ORDER, INPUT_ORDER, build_residual
+
+    auto = solvers()["auto"]
+    assert (auto.arc_order_on("gpu"), auto.arc_order_on("cpu")) == (INPUT_ORDER, HIPR_ORDER)
+    assert solvers()["hipr"].arc_order_on("gpu") == HIPR_ORDER  # no GPU order of its own
+    network = Network.from_arcs(3, 0, 2, [(0, 1, 4), (1, 2, 3), (0, 2, 1), (1, 0, 2)])
+    assert auto.build(network, "gpu").head.tolist() == \
+        build_residual(network, INPUT_ORDER).head.tolist() != auto.build(network).head.tolist()
+
+
 def test_a_solver_of_32_bit_arc_indices_refuses_a_network_before_building_it(monkeypatch):
     """Past limits.MAX_NARROW_ARCS arcs the graph would be wide: the solvers that cannot take
     one say so before the build spends its time and memory."""

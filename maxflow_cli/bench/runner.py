@@ -381,7 +381,7 @@ def bench_instance(instance: Instance, choices: list, settings: Settings,
     network, warnings = instance.load()
     read = time.perf_counter() - started
     graphs = _Graphs(network, settings.interleave)
-    baseline_order = choices[0].spec.arc_order
+    baseline_order = choices[0].spec.arc_order_on(choices[0].device)
     graphs.of(baseline_order)  # built first: a network too large to build fails here
     record = InstanceRecord(instance, network.n, network.m, read, 0.0, warnings)
     tallies = [_Tally(choice.bound(instance), instance.name, settings.cpu_time)
@@ -394,8 +394,8 @@ def bench_instance(instance: Instance, choices: list, settings: Settings,
             if tally.failure is None:
                 progress(f"{instance.name}: {tally.choice.label}",
                          sum(t.done(settings) for t in tallies))
-                order = tally.choice.spec.arc_order if tally.choice.kind == "solver" \
-                    else baseline_order
+                order = tally.choice.spec.arc_order_on(tally.choice.device) \
+                    if tally.choice.kind == "solver" else baseline_order
                 tally.run(graphs.of(order), dimacs, measured,
                           baseline.first.flow_value if baseline.first else None)
             if tally is baseline and baseline.first and not checked:

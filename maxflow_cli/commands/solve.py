@@ -62,12 +62,13 @@ def _load(file: str, lenient: bool):
     return read_network(file, lenient=lenient)
 
 
-def _built(spec, network, name: str, times: dict):
-    """The residual graph of `network` (read from `name`) in the solver's arc order, its
-    seconds in times["build"]; a network too large to build is the file's error."""
+def _built(spec, device: str, network, name: str, times: dict):
+    """The residual graph of `network` (read from `name`) in the solver's arc order on
+    `device`, its seconds in times["build"]; a network too large to build is the file's
+    error."""
     started = time.perf_counter()
     try:
-        graph = spec.build(network)
+        graph = spec.build(network, device)
     except MaxflowError as error:  # the network is the file's: say which file
         raise InputError(name, None, str(error)) from None
     except MemoryError:
@@ -141,7 +142,7 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     peaks.after("read")
 
     name = input_name(file)
-    graph = _built(spec, network, name, times)
+    graph = _built(spec, options.device, network, name, times)
     del network  # the graph shares its capacities and gathers its ends back when asked
     peaks.after("build")
 

@@ -33,7 +33,7 @@ from maxflow_cli.registry import (
     register,
     tiny_graph,
 )
-from maxflow_cli.residual import ResidualGraph
+from maxflow_cli.residual import INPUT_ORDER, ResidualGraph
 from maxflow_cli.result import SolveResult
 
 VISION_TERMINAL_COVER, VISION_TERMINAL_SIDE = 0.5, 0.01
@@ -281,4 +281,5 @@ register(SolverSpec(
     "elsewhere hpf (eibfs first on vision-like shapes, hipr alone on chains), hipr taking "
     "over where hpf calls for help", "ours", solve_auto, prepare_auto, (AUTO_RIVALS,),
     devices=("gpu", "cpu"), unavailable=device_unavailable, default_device=default_device,
-    falls_back_to_cpu=True, in_default_bench=False, wide_arcs=True))
+    falls_back_to_cpu=True, in_default_bench=False, wide_arcs=True,
+    gpu_arc_order=INPUT_ORDER))
