@@ -1,10 +1,11 @@
 """`auto`, the default of `maxflow solve`: the engines raced, the first answer taken.
 
-Where a GPU is usable, gpu-sync runs there with its CPU rivals (hipr and hpf, each on a
-thread of its own): the host's cores are idle while the kernels run. Elsewhere the rivals run
-in turn on the calling thread, each until it answers or calls for help: hpf first, hipr
-taking over where hpf's trees grow deep (pseudoflow.hpf.help_bound), as on Goldberg's bad
-case, its O(n^2) case. On a machine of few cores a second thread costs the first part of its
+Where a GPU is usable and the graph has at least as many vertices as the engine's rounds
+discharge at once (_narrow_for_gpu), gpu-sync runs there with its CPU rivals (hipr and hpf,
+each on a thread of its own): the host's cores are idle while the kernels run. Elsewhere the
+rivals run in turn on the calling thread, each until it answers or calls for help: hpf
+first, hipr taking over where hpf's trees grow deep (pseudoflow.hpf.help_bound), as on
+Goldberg's bad case, its O(n^2) case. On a machine of few cores a second thread costs the first part of its
 core (README, "The CPU default"). Two rules read off the network go first: where the
 terminal arcs reach a large share of the vertices on both sides, as on vision grids and
 matchings, eibfs runs before them (_suits_eibfs), and calls for help where its trees grow
@@ -277,7 +278,8 @@ AUTO_RIVALS = replace(
     "both sides, and hipr alone where half of the vertices are links of chains")
 
 register(SolverSpec(
-    "auto", "the GPU engine (where a GPU is usable) raced by hipr and hpf on the CPU; "
+    "auto", "the GPU engine (where a GPU is usable and the graph fills its rounds) raced "
+    "by hipr and hpf on the CPU; "
     "elsewhere hpf (eibfs first on vision-like shapes, hipr alone on chains), hipr taking "
     "over where hpf calls for help", "ours", solve_auto, prepare_auto, (AUTO_RIVALS,),
     devices=("gpu", "cpu"), unavailable=device_unavailable, default_device=default_device,
