@@ -5,8 +5,9 @@ discharge at once (_narrow_for_gpu), gpu-sync runs there with its CPU rivals (hi
 each on a thread of its own): the host's cores are idle while the kernels run. Elsewhere the
 rivals run in turn on the calling thread, each until it answers or calls for help: hpf
 first, hipr taking over where hpf's trees grow deep (pseudoflow.hpf.help_bound), as on
-Goldberg's bad case, its O(n^2) case. On a machine of few cores a second thread costs the first part of its
-core (README, "The CPU default"). Two rules read off the network go first: where the
+Goldberg's bad case, its O(n^2) case. On a machine of few cores a second thread costs the
+first part of its core (README, "The CPU default"). Two rules read off the network go first:
+where the
 terminal arcs reach a large share of the vertices on both sides, as on vision grids and
 matchings, eibfs runs before them (_suits_eibfs), and calls for help where its trees grow
 deep after all (ibfs.eibfs.help_bound); where most vertices are links of chains, hipr runs
