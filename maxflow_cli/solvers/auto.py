@@ -7,11 +7,10 @@ rivals run in turn on the calling thread, each until it answers or calls for hel
 first, hipr taking over where hpf's trees grow deep (pseudoflow.hpf.help_bound), as on
 Goldberg's bad case, its O(n^2) case. On a machine of few cores a second thread costs the
 first part of its core (README, "The CPU default"). Two rules read off the network go first:
-where the
-terminal arcs reach a large share of the vertices on both sides, as on vision grids and
-matchings, eibfs runs before them (_suits_eibfs), and calls for help where its trees grow
-deep after all (ibfs.eibfs.help_bound); where most vertices are links of chains, hipr runs
-alone (_suits_hipr), sparing hpf's part before it calls.
+where the terminal arcs reach a large share of the vertices on both sides, as on vision
+grids and matchings, eibfs runs before them (_suits_eibfs), and calls for help where its
+trees grow deep after all (ibfs.eibfs.help_bound); where most vertices are links of chains,
+hipr runs alone (_suits_hipr), sparing hpf's part before it calls.
 """
 
 import itertools
