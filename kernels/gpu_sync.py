@@ -129,3 +129,18 @@ def vertices_at_once(graph) -> int:
     threads = gpu_multiprocessors() * source_constant("gpu_sync", "MIN_BLOCKS") \
         * source_constant("gpu_sync", "BLOCK")
     return threads // group_width(graph)
+
+
+def narrow_for_gpu(graph, device: str) -> str:
+    """Why the GPU would not pay ('' where it may): the graph has fewer vertices than the
+    rounds discharge at once (vertices_at_once), so every round leaves lanes idle even with
+    every vertex active, and still costs its grid barriers, while the engine's set-up (the
+    preflow, the page-locking, the uploads) costs as much as a CPU solver's. The twins
+    (device "cpu") are never too narrow."""
+    if device != "gpu":
+        return ""
+    at_once = vertices_at_once(graph)
+    if graph.n - 2 >= at_once:
+        return ""
+    return f"the GPU would not pay: its rounds discharge {at_once:,} vertices at once, and " \
+        f"the graph has {graph.n - 2:,}"

@@ -7,7 +7,7 @@ import pytest
 from oracle import max_flow_value
 
 from maxflow_cli import generators
-from maxflow_cli.kernels import gpu_sync
+from maxflow_cli.kernels import gpu_sync as sync_kernels
 from maxflow_cli.kernels.devices import gpu_unavailable
 from maxflow_cli.network import Network
 from maxflow_cli.registry import SolveOptions, get_solver
@@ -53,32 +53,8 @@ def test_hipr_suits_goldbergs_bad_case_and_cheriyans_graph_only():
         assert why(generator, **params) == "", generator
 
 
-def test_the_engine_discharges_its_resident_threads_over_a_vertexs_lanes_at_once(monkeypatch):
-    """132 multiprocessors (an H100) of 2 blocks of 512 threads; a vertex of a 4-connected
-    grid has 9.1 residual arcs on average (each arc's two directions, the terminals' arcs
-    included), so 16 lanes."""
-    monkeypatch.setattr(gpu_sync, "gpu_multiprocessors", lambda: 132)
-    grid = build_residual(generators.make("grid", shape=(20, 20), connectivity=4, seed=1))
-    assert gpu_sync.group_width(grid) == 16
-    assert gpu_sync.vertices_at_once(grid) == 132 * 2 * 512 // 16
-
-
-@pytest.mark.parametrize("at_once, rivals, narrow", [
-    (401, "hpf+hipr", True),  # the grid's 400 inner vertices leave lanes idle
-    (400, "hpf+hipr", False),
-    (401, "none", False),  # the engine alone was asked for
-])
-def test_the_gpu_pays_only_where_the_graph_fills_the_engines_rounds(monkeypatch, at_once,
-                                                                    rivals, narrow):
-    monkeypatch.setattr(auto, "vertices_at_once", lambda graph: at_once)
-    grid = build_residual(generators.make("grid", shape=(20, 20), connectivity=4, seed=1))
-    why = auto._narrow_for_gpu(grid, rivals)
-    assert why == ("the GPU would not pay: its rounds discharge 401 vertices at once, and the "
-                   "graph has 400" if narrow else "")
-
-
 def test_auto_on_a_gpu_runs_the_relay_on_the_cpu_where_the_graph_is_too_narrow(monkeypatch):
-    monkeypatch.setattr(auto, "vertices_at_once", lambda graph: 10**6)
+    monkeypatch.setattr(sync_kernels, "vertices_at_once", lambda graph: 10**6)
     monkeypatch.setattr(auto, "_gpu_sync_options", lambda options: pytest.fail("gpu-sync ran"))
     network = generators.make("genrmf", a=4, b=6, seed=1)
     spec = get_solver("auto")
@@ -95,9 +71,7 @@ def test_auto_on_a_gpu_runs_the_relay_on_the_cpu_where_the_graph_is_too_narrow(m
 def test_auto_on_a_gpu_runs_gpu_sync_where_the_graph_fills_its_rounds(monkeypatch):
     if gpu_unavailable():
         pytest.skip(gpu_unavailable())
-    assert gpu_sync.vertices_at_once(build_residual(generators.make(
-        "genrmf", a=4, b=6, seed=1))) == gpu_sync.gpu_multiprocessors() * 2 * 512 // 8
-    monkeypatch.setattr(auto, "vertices_at_once", lambda graph: 1)
+    monkeypatch.setattr(sync_kernels, "vertices_at_once", lambda graph: 1)
     network = generators.make("genrmf", a=4, b=6, seed=1)
     spec = get_solver("auto")
     result = spec.solve(build_residual(network), spec.resolve(SolveOptions(device="gpu")))

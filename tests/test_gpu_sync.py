@@ -4,6 +4,7 @@ a GPU (marked gpu) the kernels against the same invariants; the launch windows, 
 engine alone or raced by its rivals. The solver also runs in test_solvers with every other."""
 
 import time
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 
 from maxflow_cli import generators, kernels
 from maxflow_cli.check import check_answer
+from maxflow_cli.kernels import gpu_sync as sync_kernels
 from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.gpu_sync import C_TYPES, SyncKernels
 from maxflow_cli.network import Network
@@ -183,11 +185,58 @@ def test_a_window_runs_about_its_seconds_of_steps_once_timed():
     assert Window(polled=False).steps == UNLIMITED
 
 
+def test_the_engine_discharges_its_resident_threads_over_a_vertexs_lanes_at_once(monkeypatch):
+    """132 multiprocessors (an H100) of 2 blocks of 512 threads; a vertex of a 4-connected
+    grid has 9.1 residual arcs on average (each arc's two directions, the terminals' arcs
+    included), so 16 lanes."""
+    monkeypatch.setattr(sync_kernels, "gpu_multiprocessors", lambda: 132)
+    grid = build_residual(generators.make("grid", shape=(20, 20), connectivity=4, seed=1))
+    assert sync_kernels.group_width(grid) == 16
+    assert sync_kernels.vertices_at_once(grid) == 132 * 2 * 512 // 16
+
+
+@pytest.mark.gpu
+def test_the_gpus_own_multiprocessors_set_the_vertices_at_once():
+    if kernels.gpu_unavailable():
+        pytest.skip(kernels.gpu_unavailable())
+    grid = build_residual(generators.make("grid", shape=(20, 20), connectivity=4, seed=1))
+    assert 0 < sync_kernels.vertices_at_once(grid) == \
+        sync_kernels.gpu_multiprocessors() * 2 * 512 // 16
+
+
+@pytest.mark.parametrize("device, at_once, narrow", [
+    ("gpu", 401, True),  # the grid's 400 inner vertices leave lanes idle
+    ("gpu", 400, False),
+    ("cpu", 401, False),  # the twins run as they are
+])
+def test_the_gpu_pays_only_where_the_graph_fills_the_engines_rounds(monkeypatch, device, at_once,
+                                                                    narrow):
+    monkeypatch.setattr(sync_kernels, "vertices_at_once", lambda graph: at_once)
+    grid = build_residual(generators.make("grid", shape=(20, 20), connectivity=4, seed=1))
+    assert sync_kernels.narrow_for_gpu(grid, device) == (
+        "the GPU would not pay: its rounds discharge 401 vertices at once, and the graph has "
+        "400" if narrow else "")
+
+
+def test_on_a_graph_too_narrow_for_the_gpu_the_rivals_race_alone(monkeypatch):
+    monkeypatch.setattr(sync_kernels, "vertices_at_once", lambda graph: 10**6)
+    monkeypatch.setattr(gpu_sync, "Engine", lambda *args, **kwargs: pytest.fail("engine ran"))
+    graph = build_residual(generators.make("washington-rlg", rows=8, levels=16, cap=100, seed=2))
+    spec = get_solver("gpu-sync")
+    options = replace(spec.resolve(SolveOptions(want_flow=True, device="cpu")), device="gpu")
+    result = spec.solve(graph, options)
+    assert check_answer(graph, result).ok and result.winner in ("hipr", "hpf")
+    assert result.solver == "gpu-sync" and result.why == (
+        "the GPU would not pay: its rounds discharge 1,000,000 vertices at once, and the graph "
+        f"has 128: {result.winner} answered first of hipr and hpf")
+
+
 @pytest.mark.parametrize("kind", DEVICES)
 @pytest.mark.parametrize("rivals", ["none", "hipr", "hipr+hpf"])
-def test_the_engine_alone_or_raced_answers_the_maximum_flow(kind, rivals):
+def test_the_engine_alone_or_raced_answers_the_maximum_flow(monkeypatch, kind, rivals):
     if kind == "gpu" and kernels.gpu_unavailable():
         pytest.skip(kernels.gpu_unavailable())
+    monkeypatch.setattr(sync_kernels, "vertices_at_once", lambda graph: 1)  # the engine races
     graph = build_residual(generators.make("washington-rlg", rows=8, levels=16, cap=100, seed=2))
     spec = get_solver("gpu-sync")
     options = spec.resolve(SolveOptions(want_flow=True, device=kind, params={"rivals": rivals}))

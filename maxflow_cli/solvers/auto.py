@@ -1,16 +1,17 @@
 """`auto`, the default of `maxflow solve`: the engines raced, the first answer taken.
 
 Where a GPU is usable and the graph has at least as many vertices as the engine's rounds
-discharge at once (_narrow_for_gpu), gpu-sync runs there with its CPU rivals (hipr and hpf,
-each on a thread of its own): the host's cores are idle while the kernels run. Elsewhere the
-rivals run in turn on the calling thread, each until it answers or calls for help: hpf
-first, hipr taking over where hpf's trees grow deep (pseudoflow.hpf.help_bound), as on
-Goldberg's bad case, its O(n^2) case. On a machine of few cores a second thread costs the
-first part of its core (README, "The CPU default"). Two rules read off the network go first:
-where the terminal arcs reach a large share of the vertices on both sides, as on vision
-grids and matchings, eibfs runs before them (_suits_eibfs), and calls for help where its
-trees grow deep after all (ibfs.eibfs.help_bound); where most vertices are links of chains,
-hipr runs alone (_suits_hipr), sparing hpf's part before it calls.
+discharge at once (kernels.gpu_sync.narrow_for_gpu), gpu-sync runs there with its CPU rivals
+(hipr and hpf, each on a thread of its own): the host's cores are idle while the kernels
+run. Elsewhere the rivals run in turn on the calling thread, each until it answers or calls
+for help: hpf first, hipr taking over where hpf's trees grow deep
+(pseudoflow.hpf.help_bound), as on Goldberg's bad case, its O(n^2) case. On a machine of few
+cores a second thread costs the first part of its core (README, "The CPU default"). Two
+rules read off the network go first: where the terminal arcs reach a large share of the
+vertices on both sides, as on vision grids and matchings, eibfs runs before them
+(_suits_eibfs), and calls for help where its trees grow deep after all
+(ibfs.eibfs.help_bound); where most vertices are links of chains, hipr runs alone
+(_suits_hipr), sparing hpf's part before it calls.
 """
 
 import itertools
@@ -22,7 +23,7 @@ import numpy as np
 
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels.devices import default_device, device_unavailable
-from maxflow_cli.kernels.gpu_sync import vertices_at_once
+from maxflow_cli.kernels.gpu_sync import narrow_for_gpu
 from maxflow_cli.race import NO_RIVALS, RIVALS, Race, able, entrants, joined, takes
 from maxflow_cli.race import prepare as prepare_rivals
 from maxflow_cli.registry import (
@@ -66,7 +67,8 @@ def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     started = time.perf_counter()
     no_gpu = "no GPU is used"
     if options.device == "gpu":
-        no_gpu = _narrow_for_gpu(graph, options.params["rivals"])
+        # --rivals none: the engine alone was asked for, narrow or not
+        no_gpu = narrow_for_gpu(graph, "gpu") if options.params["rivals"] != NO_RIVALS else ""
         if not no_gpu:
             result = get_solver("gpu-sync").solve(graph, _gpu_sync_options(options))
             return replace(result, solver="auto", why=f"a GPU is usable, so gpu-sync ran: "
@@ -85,21 +87,6 @@ def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     times = ({"compile": compiled} if compiled else {}) | times
     why = f"{no_gpu}: {_cpu_why(rivals, race.called_in, result.solver, shape)}"
     return replace(result, solver="auto", winner=result.solver, times=times, why=why)
-
-
-def _narrow_for_gpu(graph: ResidualGraph, rivals: str) -> str:
-    """Why the GPU would not pay ('' where it may): the graph has fewer vertices than the
-    engine's rounds discharge at once, so every round leaves lanes idle even with every
-    vertex active, and still costs its grid barriers, while its set-up (the preflow, the
-    page-locking, the uploads) costs as much as the CPU solvers'. With --rivals none the
-    engine runs anyway: nothing else was asked for."""
-    if rivals == NO_RIVALS:
-        return ""
-    at_once = vertices_at_once(graph)
-    if graph.n - 2 >= at_once:
-        return ""
-    return f"the GPU would not pay: its rounds discharge {at_once:,} vertices at once, and " \
-        f"the graph has {graph.n - 2:,}"
 
 
 def _first_on_cpu(graph: ResidualGraph, rivals: str) -> tuple[str, str]:

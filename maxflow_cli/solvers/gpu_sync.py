@@ -27,8 +27,9 @@ the preflow back, and the device goes on until the host's next comparison. (A ro
 few vertices costs its barriers, a BFS level over a few its barrier, and a vertex of a high
 degree its lanes' scan of every arc: the tails of long paths and Goldberg's bad case.) Its
 rivals (maxflow_cli.race) race it on CPU threads, and the host looks for their answer
-between launches. With ``--device cpu`` the kernels' Numba twins run the same loop on CPU
-threads.
+between launches; on a graph with fewer vertices than the rounds discharge at once
+(kernels.gpu_sync.narrow_for_gpu) they race alone. With ``--device cpu`` the kernels' Numba
+twins run the same loop on CPU threads.
 """
 
 import functools
@@ -41,7 +42,7 @@ import numpy as np
 from maxflow_cli import generators
 from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.declarations import SYNC_COUNTS
-from maxflow_cli.kernels.gpu_sync import C_TYPES, SyncKernels
+from maxflow_cli.kernels.gpu_sync import C_TYPES, SyncKernels, narrow_for_gpu
 from maxflow_cli.pushrelabel.highest_label import (
     COUNTER_NAMES,
     DONE,
@@ -371,10 +372,15 @@ def widened(wide: np.ndarray, narrow_type=np.int32) -> None:
 
 def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """The GPU engine, raced by its rivals on the CPU where there are some: the first answer
-    wins."""
+    wins. On a graph too narrow for the GPU (narrow_for_gpu) the rivals race alone."""
+    rivals = able(entrants(options.params["rivals"], options.want_flow), graph)
+    if rivals and (narrow := narrow_for_gpu(graph, options.device)):
+        with Race(rivals, graph) as race:
+            answer = race.first()
+        return replace(answer, solver="gpu-sync", winner=answer.solver,
+                       why=f"{narrow}: {answer.solver} answered first of {joined(rivals)}")
     compiled = _compile_for(graph, options)
     started = time.perf_counter()
-    rivals = able(entrants(options.params["rivals"], options.want_flow), graph)
     with Race(rivals, graph) as race:
         engine = Engine(graph, options, polled=bool(rivals))
         try:
