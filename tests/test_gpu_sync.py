@@ -380,8 +380,12 @@ def test_a_preflow_handed_back_and_forth_gives_the_maximum_flow(monkeypatch, kin
     assert outcomes[:2] == ["time up", "time up"] and given[:2] == [0.0, 0.0]
     assert result.counters["cpu_phases"] == len(outcomes) >= 2
     assert outcomes[-1] == "done" or result.trace[-1]["active"] == 0  # the CPU or the device
-    later = [entry["allowance"] for entry in result.trace if "cpu_phase" in entry][2:]
-    assert all(b > a > 0 for a, b in zip(later, later[1:]))  # stage 1's time so far, growing
+    later = [entry for entry in result.trace if "cpu_phase" in entry][2:]
+    assert all(phase["allowance"] > 0 for phase in later)  # stage 1's time so far
+    # after a phase that ran out of time the next one's is longer (stage 1 grew by it); after
+    # one that stopped at its global update, a shorter download may leave it a little shorter
+    assert all(after["allowance"] > before["allowance"] for before, after in
+               zip(later, later[1:]) if before["outcome"] == "time up")
 
 
 def test_the_engine_alone_never_hands_over():
