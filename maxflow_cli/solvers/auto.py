@@ -146,10 +146,17 @@ def _suits_eibfs(graph: ResidualGraph) -> str:
     """Why EIBFS suits the shape ('' where it does not): terminal arcs at most vertices,
     from both sides, few arcs a vertex, as on vision grids and matchings (Goldberg et al.
     2015 made EIBFS for such graphs; Jensen et al. 2023 found it the fastest serial code
-    on them): its trees then start wide and stay shallow."""
+    on them): its trees then start wide and stay shallow. The size, the degree and the
+    terminals' residual arcs (one at least for each vertex they join) are read first: where
+    they rule EIBFS out, the capacities are not scattered (graph.cap) to count the shares."""
+    first, inner = graph.first, graph.n - 2
+    terminal_arcs = first[graph.source + 1] - first[graph.source] + first[graph.sink + 1] \
+        - first[graph.sink]
+    if inner < VISION_MIN_VERTICES or graph.m >= VISION_MAX_DEGREE * graph.n \
+            or terminal_arcs < VISION_TERMINAL_COVER * inner:
+        return ""
     fed, drained, either = _terminal_shares(graph)
-    if either < VISION_TERMINAL_COVER or min(fed, drained) < VISION_TERMINAL_SIDE \
-            or graph.m >= VISION_MAX_DEGREE * graph.n or graph.n - 2 < VISION_MIN_VERTICES:
+    if either < VISION_TERMINAL_COVER or min(fed, drained) < VISION_TERMINAL_SIDE:
         return ""
     return f"the source's arcs reach {fed:.0%} of the vertices and the sink's {drained:.0%}, " \
         f"{graph.m / graph.n:.1f} arcs a vertex, as on vision grids"
