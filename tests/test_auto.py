@@ -1,4 +1,5 @@
-"""auto's rules read off the network (maxflow_cli.solvers.auto); its runs are in test_cli_solve."""
+"""auto's rules read off the network (maxflow_cli.solvers.auto) and its choice of the GPU;
+its runs from the command line are in test_cli_solve."""
 
 from dataclasses import replace
 
