@@ -112,14 +112,12 @@ def _compile_once(rival: tuple) -> float:
 
 
 def _terminal_shares(graph: ResidualGraph) -> tuple[float, float, float]:
-    """The shares of the inner vertices (neither source nor sink) that arcs of positive
-    capacity join to the source, to the sink, and to either (0 where there are none)."""
-    inner = graph.n - 2
-    if inner <= 0:
-        return 0.0, 0.0, 0.0
+    """The shares of the inner vertices (neither source nor sink; _suits_eibfs asks only
+    where there are a thousand) that arcs of positive capacity join to the source, to the
+    sink, and to either."""
     counts = _terminal_counts(graph.n, graph.source, graph.sink, graph.first, graph.head,
                               graph.rev, graph.cap)
-    return tuple(count / inner for count in counts)
+    return tuple(count / (graph.n - 2) for count in counts)
 
 
 @numba.njit(cache=True)
