@@ -69,34 +69,37 @@ MERGERS, PUSHES, SPLITS, RELABELS, GAPS, ROOTS = range(6)
 COUNTER_NAMES = ("mergers", "pushes", "splits", "relabels", "gaps", "strong_roots")
 
 
+# Columns of `tree` (_views): each vertex's parent, up (the arc to its parent), first child,
+# next and previous sibling, next child to scan, current out-of-tree arc and the end of its
+# out-of-tree arcs. Unsigned, as the vertex numbers are.
+PARENT, UP, FIRST_CHILD, NEXT_SIBLING, PREV_SIBLING, NEXT_SCAN, CURRENT, OUT_END = (
+    np.uint64(column) for column in range(8))
+
+
 @numba.njit(cache=True, inline="always")
-def _attach(child, parent, tree):
+def _attach(child, parent, tree, n):
     """Make `child` (a root) the first child of `parent`."""
-    parent_of, _, first_child, next_sibling, prev_sibling, _ = tree
-    n = parent_of.shape[0]
-    sibling = first_child[parent]
-    parent_of[child] = parent
-    next_sibling[child] = sibling
-    prev_sibling[child] = n
+    sibling = tree[parent, FIRST_CHILD]
+    tree[child, PARENT] = parent
+    tree[child, NEXT_SIBLING] = sibling
+    tree[child, PREV_SIBLING] = n
     if sibling != n:
-        prev_sibling[sibling] = child
-    first_child[parent] = child
+        tree[sibling, PREV_SIBLING] = child
+    tree[parent, FIRST_CHILD] = child
 
 
 @numba.njit(cache=True, inline="always")
-def _detach(child, tree):
+def _detach(child, tree, n):
     """Cut `child` from its parent: it becomes a root."""
-    parent_of, _, first_child, next_sibling, prev_sibling, _ = tree
-    n = parent_of.shape[0]
-    before = prev_sibling[child]
-    after = next_sibling[child]
+    before = tree[child, PREV_SIBLING]
+    after = tree[child, NEXT_SIBLING]
     if before == n:
-        first_child[parent_of[child]] = after
+        tree[tree[child, PARENT], FIRST_CHILD] = after
     else:
-        next_sibling[before] = after
+        tree[before, NEXT_SIBLING] = after
     if after != n:
-        prev_sibling[after] = before
-    parent_of[child] = n
+        tree[after, PREV_SIBLING] = before
+    tree[child, PARENT] = n
 
 
 @numba.njit(cache=True, inline="always")
@@ -122,14 +125,14 @@ def _dequeue(level, buckets):
 
 
 @numba.njit(cache=True, inline="always")
-def _relabel(v, first, labels, counters):
+def _relabel(v, first, labels, tree, counters):
     """Raise v's label by one; its arc scan starts over."""
-    label, label_count, current = labels
+    label, label_count = labels
     d = label[v]  # read once: label and label_count are views of one buffer, so a store to
     label_count[d] -= 1  # one would make the compiled code read the other again
     label[v] = d + 1
     label_count[d + 1] += 1
-    current[v] = first[v]
+    tree[v, CURRENT] = first[v]
     counters[RELABELS] += 1
 
 
@@ -160,15 +163,15 @@ def _saturate_terminal_arcs(first, head, rev, res, excess, source, sink):
 
 
 @numba.njit(cache=True)
-def _weak_roots(first, labels, buckets, source, sink):
+def _weak_roots(first, labels, tree, buckets, source, sink):
     """Every vertex a weak root of its own at label 0 (its arc scan at its first arc), the
     source and the sink at n, the buckets empty: pseudo-max's node set-up."""
-    label, label_count, current = labels
+    label, label_count = labels
     n = label.shape[0]
     label_count[:] = 0
     buckets[0][:] = n
     for v in range(n):
-        current[v] = first[v]
+        tree[v, CURRENT] = first[v]
         label[v] = 0
     label[source] = n
     label[sink] = n
@@ -179,7 +182,7 @@ def _weak_roots(first, labels, buckets, source, sink):
 def _file_strong_roots(excess, labels, buckets, source, sink):
     """The simple initialisation's forest: each vertex with excess (the saturated arcs'
     heads) a strong root at label 1, in bucket 1 in vertex order."""
-    label, label_count, _ = labels
+    label, label_count = labels
     for v in range(excess.shape[0]):
         if excess[v] > 0 and v != source and v != sink:
             label[v] = 1
@@ -189,7 +192,7 @@ def _file_strong_roots(excess, labels, buckets, source, sink):
 
 
 @numba.njit(cache=True)
-def _list_out_of_tree(graph, arc_of_input, out, source, sink):
+def _list_out_of_tree(graph, arc_of_input, out_arcs, tree, source, sink):
     """Each vertex's out-of-tree arcs at the start, its input arcs of positive capacity to
     other vertices but the source and sink, in pseudo-max's order: it files each input arc
     at the front of its arc array when its ends' numbers sum to an odd number, else at the
@@ -198,35 +201,34 @@ def _list_out_of_tree(graph, arc_of_input, out, source, sink):
     from the bottom and even ones from the top down; then the even ones move down behind
     the odd ones. `graph` holds the capacities (cap, 0 at a reverse arc)."""
     first, head, rev, cap = graph
-    out_arcs, out_end = out
-    n = out_end.shape[0]
+    n = first.shape[0] - 1
     back = np.empty(n, np.int64)  # the lowest slot of the even arcs
     for v in range(n):
-        out_end[v] = first[v]
+        tree[v, OUT_END] = first[v]
         back[v] = first[v + 1]
     for i in range(arc_of_input.shape[0]):
         a = arc_of_input[i]
         u, v = head[rev[a]], head[a]
         if _listed(u, v, cap[a], source, sink):
             if (u + v) & 1:
-                out_arcs[out_end[u]] = a
-                out_end[u] += 1
+                out_arcs[tree[u, OUT_END]] = a
+                tree[u, OUT_END] += 1
             else:
                 back[u] -= 1
                 out_arcs[back[u]] = a
     for v in range(n):
-        out_end[v] = _evens_behind_odds(out_arcs, out_end[v], back[v], first[v + 1])
+        tree[v, OUT_END] = _evens_behind_odds(out_arcs, tree[v, OUT_END], back[v],
+                                                   first[v + 1])
 
 
 @numba.njit(cache=True)
-def _list_out_of_tree_by_vertex(graph, out, source, sink):
+def _list_out_of_tree_by_vertex(graph, out_arcs, tree, source, sink):
     """_list_out_of_tree where each vertex's input arcs lie in input order among its arcs
     (ResidualGraph.input_ordered): vertex by vertex, its arcs read in place, without the
     loads of a tail that an arc taken in input order costs (two, the second one anywhere in
     the arrays)."""
     first, head, _, cap = graph
-    out_arcs, out_end = out
-    for u in range(out_end.shape[0]):
+    for u in range(first.shape[0] - 1):
         end, back = np.int64(first[u]), np.int64(first[u + 1])
         for a in range(first[u], first[u + 1]):
             v = head[a]
@@ -237,7 +239,7 @@ def _list_out_of_tree_by_vertex(graph, out, source, sink):
                 else:
                     back -= 1
                     out_arcs[back] = a
-        out_end[u] = _evens_behind_odds(out_arcs, end, back, first[u + 1])
+        tree[u, OUT_END] = _evens_behind_odds(out_arcs, end, back, first[u + 1])
 
 
 @numba.njit(cache=True, inline="always")
@@ -259,21 +261,19 @@ def _evens_behind_odds(out_arcs, end, back, stop):
 
 
 @numba.njit(cache=True, inline="always")
-def _find_merger_arc(u, head, labels, out):
+def _find_merger_arc(u, head, label, tree, out_arcs):
     """Take from u's out-of-tree arcs the next, from its current one on, to a vertex one
     label below u's (the last arc fills its place); NO_ARC when there is none left."""
-    label, _, current = labels
-    out_arcs, out_end = out
     wanted = label[u] - 1
-    end = out_end[u]
-    for i in range(current[u], end):
+    end = tree[u, OUT_END]
+    for i in range(tree[u, CURRENT], end):
         a = out_arcs[i]
         if label[head[a]] == wanted:
-            current[u] = i
+            tree[u, CURRENT] = i
             out_arcs[i] = out_arcs[end - 1]
-            out_end[u] = end - 1
+            tree[u, OUT_END] = end - 1
             return a
-    current[u] = end
+    tree[u, CURRENT] = end
     return NO_ARC
 
 
@@ -282,67 +282,62 @@ def _next_child_or_relabel(u, first, labels, tree, counters):
     """Move u's scan pointer to its next child of u's label (still to search); relabel u when
     none is left (pseudo-max's checkChildren)."""
     label = labels[0]
-    next_sibling, next_scan = tree[3], tree[5]
     n = label.shape[0]
-    child = next_scan[u]
+    child = tree[u, NEXT_SCAN]
     while child != n and label[child] != label[u]:
-        child = next_sibling[child]
-    next_scan[u] = child
+        child = tree[child, NEXT_SIBLING]
+    tree[u, NEXT_SCAN] = child
     if child == n:
-        _relabel(u, first, labels, counters)
+        _relabel(u, first, labels, tree, counters)
 
 
 @numba.njit(cache=True, inline="always")
-def _merge(strong, weak, arc, rev, tree):
+def _merge(strong, weak, arc, rev, tree, n):
     """Hang the strong branch under `weak` through `arc` (strong -> weak): the path from
     `strong` to its root is reversed, so that `strong` becomes the branch's root."""
-    parent_of, up = tree[0], tree[1]
-    n = parent_of.shape[0]
     node = strong
     new_parent = weak
     new_up = arc
-    while parent_of[node] != n:
-        old_parent = parent_of[node]
-        old_up = up[node]
-        _detach(node, tree)
-        _attach(node, new_parent, tree)
-        up[node] = new_up
+    while tree[node, PARENT] != n:
+        old_parent = tree[node, PARENT]
+        old_up = tree[node, UP]
+        _detach(node, tree, n)
+        _attach(node, new_parent, tree, n)
+        tree[node, UP] = new_up
         new_parent = node
         new_up = rev[old_up]
         node = old_parent
-    _attach(node, new_parent, tree)
-    up[node] = new_up
+    _attach(node, new_parent, tree, n)
+    tree[node, UP] = new_up
 
 
 @numba.njit(cache=True, inline="always")
-def _split(node, rev, label, tree, out, buckets):
+def _split(node, rev, label, tree, out_arcs, buckets):
     """Cut `node`, left with excess, off its parent: the saturated arc between them becomes
     an out-of-tree arc of the parent (the way it has residual capacity) and `node` roots a
     new strong tree."""
-    parent_of, up = tree[0], tree[1]
-    out_arcs, out_end = out
-    parent = parent_of[node]
-    out_arcs[out_end[parent]] = rev[up[node]]
-    out_end[parent] += 1
-    _detach(node, tree)
+    parent = tree[node, PARENT]
+    end = tree[parent, OUT_END]
+    out_arcs[end] = rev[tree[node, UP]]
+    tree[parent, OUT_END] = end + 1
+    _detach(node, tree, label.shape[0])
     _enqueue(node, label[node], buckets)
 
 
 @numba.njit(cache=True, inline="always")
-def _push_excess(start, rev, res, excess, label, tree, out, buckets, counters):
+def _push_excess(start, rev, res, excess, label, tree, out_arcs, buckets, counters):
     """Push `start`'s excess up its tree to the root, splitting the tree below each arc with
     less residual capacity than the excess. A root that turns strong (it had no excess) is
     filed in its bucket."""
-    parent_of, up = tree[0], tree[1]
-    n = parent_of.shape[0]
+    n = label.shape[0]
     node = start
     previous_excess = 1
     carried = excess[node]  # node's excess, carried up in a register rather than reloaded
     pushes = splits = 0  # counted here, stored once: an increment in memory a push would
-    while carried > 0 and parent_of[node] != n:  # chain every push to the one before
-        parent = parent_of[node]
+    while carried > 0 and tree[node, PARENT] != n:  # chain every push to the one before
+        parent = tree[node, PARENT]
         previous_excess = excess[parent]
-        a = up[node]
+        a = tree[node, UP]
         delta = min(carried, res[a])
         res[a] -= delta
         res[rev[a]] += delta
@@ -350,7 +345,7 @@ def _push_excess(start, rev, res, excess, label, tree, out, buckets, counters):
         excess[node] = carried - delta
         pushes += 1
         if carried > delta:
-            _split(node, rev, label, tree, out, buckets)
+            _split(node, rev, label, tree, out_arcs, buckets)
             splits += 1
         node = parent
         carried = previous_excess + delta
@@ -363,22 +358,21 @@ def _push_excess(start, rev, res, excess, label, tree, out, buckets, counters):
 @numba.njit(cache=True, inline="always")
 def _lift_tree(root, labels, tree):
     """Lift every vertex of root's tree to label n (out of the search for good)."""
-    label, label_count, _ = labels
-    parent_of, _, first_child, next_sibling, _, next_scan = tree
+    label, label_count = labels
     n = label.shape[0]
     label_count[label[root]] -= 1
     label[root] = n
-    next_scan[root] = first_child[root]
+    tree[root, NEXT_SCAN] = tree[root, FIRST_CHILD]
     node = root
     while node != n:
-        while next_scan[node] != n:
-            child = next_scan[node]
-            next_scan[node] = next_sibling[child]
+        while tree[node, NEXT_SCAN] != n:
+            child = tree[node, NEXT_SCAN]
+            tree[node, NEXT_SCAN] = tree[child, NEXT_SIBLING]
             node = child
-            next_scan[node] = first_child[node]
+            tree[node, NEXT_SCAN] = tree[node, FIRST_CHILD]
             label_count[label[node]] -= 1
             label[node] = n
-        node = parent_of[node]
+        node = tree[node, PARENT]
 
 
 @numba.njit(cache=True, inline="always")
@@ -401,42 +395,42 @@ def _next_strong_root(highest, first, labels, tree, buckets, counters):
         return n, 0
     while bucket_first[0] != n:
         root = _dequeue(0, buckets)
-        _relabel(root, first, labels, counters)
+        _relabel(root, first, labels, tree, counters)
         _enqueue(root, 1, buckets)
     return _dequeue(1, buckets), 1
 
 
 @numba.njit(cache=True, inline="always")
-def _process_root(root, graph, res, excess, labels, tree, out, buckets, counters):
+def _process_root(root, graph, res, excess, labels, tree, out_arcs, buckets, counters):
     """Depth-first search of root's vertices at its label for a merger arc: merge and push
     at the first found (returns False), else every vertex searched is relabelled (returns
     True: the root's label went up by one)."""
     first, head, rev = graph
-    parent_of, _, first_child, next_sibling, _, next_scan = tree
-    n = parent_of.shape[0]
-    next_scan[root] = first_child[root]
+    label = labels[0]
+    n = label.shape[0]
+    tree[root, NEXT_SCAN] = tree[root, FIRST_CHILD]
     node = root
     while True:
-        arc = _find_merger_arc(node, head, labels, out)
+        arc = _find_merger_arc(node, head, label, tree, out_arcs)
         if arc != NO_ARC:
             counters[MERGERS] += 1
-            _merge(node, head[arc], arc, rev, tree)
-            _push_excess(root, rev, res, excess, labels[0], tree, out, buckets, counters)
+            _merge(node, head[arc], arc, rev, tree, n)
+            _push_excess(root, rev, res, excess, label, tree, out_arcs, buckets, counters)
             return False
         _next_child_or_relabel(node, first, labels, tree, counters)
-        while next_scan[node] == n:  # climb back to a vertex with children left to search
-            if node == root:
+        while tree[node, NEXT_SCAN] == n:  # climb back to a vertex with children left
+            if node == root:  # to search
                 return True
-            node = parent_of[node]
+            node = tree[node, PARENT]
             _next_child_or_relabel(node, first, labels, tree, counters)
-        child = next_scan[node]
-        next_scan[node] = next_sibling[child]
+        child = tree[node, NEXT_SCAN]
+        tree[node, NEXT_SCAN] = tree[child, NEXT_SIBLING]
         node = child
-        next_scan[node] = first_child[node]
+        tree[node, NEXT_SCAN] = tree[node, FIRST_CHILD]
 
 
 @numba.njit(cache=True, _nrt=False)
-def _phase_one(graph, res, excess, labels, tree, out, buckets, counters, stop, highest,
+def _phase_one(graph, res, excess, labels, tree, out_arcs, buckets, counters, stop, highest,
                bound):
     """The main loop of phase 1, on the forest: strong roots processed, highest label first
     (from bucket `highest` down), until none is left or stop[0] is set, or (paused) the
@@ -456,7 +450,7 @@ def _phase_one(graph, res, excess, labels, tree, out, buckets, counters, stop, h
         if root == n:
             return False
         counters[ROOTS] += 1
-        if _process_root(root, graph, res, excess, labels, tree, out, buckets, counters):
+        if _process_root(root, graph, res, excess, labels, tree, out_arcs, buckets, counters):
             highest = label[root]
             _enqueue(root, highest, buckets)
     return False
@@ -483,18 +477,15 @@ def settle_deficits(first, head, rev, sink_caps, res, excess, source, sink):
 @numba.njit(cache=True, inline="always")
 def _views(work, n):
     """The search's arrays as views of one buffer of 13n + 3 + m numbers (so that they cross
-    between compiled and Python code as one array): labels (label, vertices per label,
-    current arc), tree (parent, up, first child, next and previous sibling, next to scan),
-    buckets (first, last, next), out (out-of-tree arcs, each vertex's end)."""
-    labels = (work[:n], work[n:2 * n + 1], work[2 * n + 1:3 * n + 1])
-    t = 3 * n + 1
-    tree = (work[t:t + n], work[t + n:t + 2 * n], work[t + 2 * n:t + 3 * n],
-            work[t + 3 * n:t + 4 * n], work[t + 4 * n:t + 5 * n], work[t + 5 * n:t + 6 * n])
-    b = t + 6 * n
+    between compiled and Python code as one array): labels (label, vertices per label), tree
+    (a vertex's row, its columns PARENT .. OUT_END each stored apart, as a column-major
+    array), buckets (first, last, next), the out-of-tree arcs. One array for the tree's eight
+    columns, not eight arrays, took 0.91-0.99x hpf's time (README, "hpf's tree columns")."""
+    t = 8 * n
+    labels = (work[t:t + n], work[t + n:t + 2 * n + 1])
+    b = t + 2 * n + 1
     buckets = (work[b:b + n + 1], work[b + n + 1:b + 2 * n + 2], work[b + 2 * n + 2:b + 3 * n + 2])
-    o = b + 3 * n + 2
-    out = (work[o + n:], work[o:o + n])
-    return labels, tree, buckets, out
+    return labels, work[:t].reshape((8, n)).T, buckets, work[b + 3 * n + 2:]
 
 
 def hpf_setup(first, head, rev, cap, arc_of_input, source, sink, input_ordered):
@@ -550,13 +541,13 @@ def _new_arrays(n, arcs):
 def _file_forest(first, head, rev, cap, arc_of_input, source, sink, input_ordered, work):
     """Every vertex a weak root, its out-of-tree arcs listed, in the buffer `work`."""
     n = first.shape[0] - 1
-    labels, _, buckets, out = _views(work, n)
-    _weak_roots(first, labels, buckets, source, sink)
+    labels, tree, buckets, out_arcs = _views(work, n)
+    _weak_roots(first, labels, tree, buckets, source, sink)
     graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32), cap)
     if input_ordered:
-        _list_out_of_tree_by_vertex(graph, out, source, sink)
+        _list_out_of_tree_by_vertex(graph, out_arcs, tree, source, sink)
     else:
-        _list_out_of_tree(graph, arc_of_input.view(np.uint32), out, source, sink)
+        _list_out_of_tree(graph, arc_of_input.view(np.uint32), out_arcs, tree, source, sink)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -570,11 +561,11 @@ def hpf_phase_one(first, head, rev, res, excess, work, source, sink, counters, s
     Returns (the labels: n on the minimum cut's source side, whether it paused)."""
     n = excess.shape[0]
     graph = (first.view(np.uint32), head.view(np.uint32), rev.view(np.uint32))
-    labels, tree, buckets, out = _views(work, n)
+    labels, tree, buckets, out_arcs = _views(work, n)
     if not resume:
         _saturate_terminal_arcs(first, head, rev, res, excess, source, sink)
         _file_strong_roots(excess, labels, buckets, source, sink)
-    paused = _phase_one(graph, res, excess, labels, tree, out, buckets, counters, stop,
+    paused = _phase_one(graph, res, excess, labels, tree, out_arcs, buckets, counters, stop,
                         n - 1 if resume else 1, bound)
     return labels[0].view(np.int32), paused
 
