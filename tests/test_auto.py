@@ -83,9 +83,13 @@ def test_auto_on_a_gpu_runs_gpu_sync_where_the_graph_fills_its_rounds(monkeypatc
 
 def test_eibfs_is_ruled_out_without_scattering_the_capacities_where_few_arcs_reach_terminals():
     """A genrmf's terminals join one frame each (2 of 6 frames' vertices, a third of them),
-    a grid's every vertex: only the grid's shares are counted, off graph.cap."""
+    Dinic's bad case's source one vertex (its sink every one), a grid's every vertex: only
+    the grid's shares are counted, off graph.cap."""
     genrmf = build_residual(generators.make("genrmf", a=13, b=6, seed=1))
     assert auto._suits_eibfs(genrmf) == "" and "cap" not in genrmf.__dict__
+    dinic = build_residual(generators.make("washington", function=9, dim1=2000, dim2=0,
+                                           range=100, seed=1))
+    assert auto._suits_eibfs(dinic) == "" and "cap" not in dinic.__dict__
     grid = build_residual(generators.make("grid", shape=(40, 40), connectivity=4, seed=1))
     assert auto._suits_eibfs(grid).startswith("the source's arcs reach ")
     assert "cap" in grid.__dict__

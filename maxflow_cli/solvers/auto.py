@@ -146,12 +146,14 @@ def _suits_eibfs(graph: ResidualGraph) -> str:
     2015 made EIBFS for such graphs; Jensen et al. 2023 found it the fastest serial code
     on them): its trees then start wide and stay shallow. The size, the degree and the
     terminals' residual arcs (one at least for each vertex they join) are read first: where
-    they rule EIBFS out, the capacities are not scattered (graph.cap) to count the shares."""
+    they rule EIBFS out, the capacities are not scattered (graph.cap) to count the shares:
+    as on Dinic's bad case, whose sink joins every vertex but whose source joins one."""
     first, inner = graph.first, graph.n - 2
-    terminal_arcs = first[graph.source + 1] - first[graph.source] + first[graph.sink + 1] \
-        - first[graph.sink]
+    source_arcs = first[graph.source + 1] - first[graph.source]
+    sink_arcs = first[graph.sink + 1] - first[graph.sink]
     if inner < VISION_MIN_VERTICES or graph.m >= VISION_MAX_DEGREE * graph.n \
-            or terminal_arcs < VISION_TERMINAL_COVER * inner:
+            or source_arcs + sink_arcs < VISION_TERMINAL_COVER * inner \
+            or min(source_arcs, sink_arcs) < VISION_TERMINAL_SIDE * inner:
         return ""
     fed, drained, either = _terminal_shares(graph)
     if either < VISION_TERMINAL_COVER or min(fed, drained) < VISION_TERMINAL_SIDE:
