@@ -23,12 +23,12 @@ of arcs meet it), arcs to the source and sink left out, listed in pseudo-max's o
 _list_out_of_tree): the search takes the first merger arc it meets, so the order decides the
 mergers, and with it the two codes do the same operations. Vertex n
 stands for none (no parent, child, sibling or root). As in hipr's core, vertex and arc
-numbers are unsigned (Numba guards a signed index against negative values). The arrays are
-grouped in tuples: graph (first, head, rev; and the capacities for the set-up's listing),
-tree (parent, up: the arc to it, first
-child, next and previous sibling, next child to scan), labels (label, vertices per label,
-current out-of-tree arc), out (the out-of-tree arcs, the end of each vertex's), buckets
-(first, last, next strong root).
+numbers are unsigned (Numba guards a signed index against negative values). The arrays:
+graph (first, head, rev; and the capacities for the set-up's listing), tree (a row a vertex,
+its columns PARENT .. OUT_END: parent, up (the arc to it), first child, next and previous
+sibling, next child to scan, current out-of-tree arc, end of its out-of-tree arcs), labels
+(label, vertices per label), out_arcs (the out-of-tree arcs), buckets (first, last, next
+strong root).
 """
 
 import math
@@ -418,8 +418,8 @@ def _process_root(root, graph, res, excess, labels, tree, out_arcs, buckets, cou
             _push_excess(root, rev, res, excess, label, tree, out_arcs, buckets, counters)
             return False
         _next_child_or_relabel(node, first, labels, tree, counters)
-        while tree[node, NEXT_SCAN] == n:  # climb back to a vertex with children left
-            if node == root:  # to search
+        while tree[node, NEXT_SCAN] == n:  # climb back to a vertex with children to search
+            if node == root:
                 return True
             node = tree[node, PARENT]
             _next_child_or_relabel(node, first, labels, tree, counters)
