@@ -146,8 +146,7 @@ def solve(file, solver_name, device, run_check, cut_file, flow_file, as_json, tr
     peaks.after("compile")
 
     # built last, so that the solve finds the graph in the caches, as the C codes find the
-    # arrays they have just parsed (compiled after the build, the first solve of Goldberg's
-    # bad case at n = 20,000 took 1.9x its time; README, "maxflow solve's order")
+    # arrays they have just parsed (README, "maxflow solve's order")
     name = input_name(file)
     graph = _built(spec, options.device, network, name, times)
     del network  # the graph shares its capacities and gathers its ends back when asked

@@ -479,8 +479,8 @@ def _views(work, n):
     """The search's arrays as views of one buffer of 13n + 3 + m numbers (so that they cross
     between compiled and Python code as one array): labels (label, vertices per label), tree
     (a vertex's row, its columns PARENT .. OUT_END each stored apart, as a column-major
-    array), buckets (first, last, next), the out-of-tree arcs. One array for the tree's eight
-    columns, not eight arrays, took 0.91-0.99x hpf's time (README, "hpf's tree columns")."""
+    array: one array where eight would cross the compiled calls; README, "hpf's tree
+    columns"), buckets (first, last, next), the out-of-tree arcs."""
     t = 8 * n
     labels = (work[t:t + n], work[t + n:t + 2 * n + 1])
     b = t + 2 * n + 1
