@@ -77,8 +77,9 @@ PARENT, UP, FIRST_CHILD, NEXT_SIBLING, PREV_SIBLING, NEXT_SCAN, CURRENT, OUT_END
 
 
 @numba.njit(cache=True, inline="always")
-def _attach(child, parent, tree, n):
+def _attach(child, parent, tree):
     """Make `child` (a root) the first child of `parent`."""
+    n = tree.shape[0]
     sibling = tree[parent, FIRST_CHILD]
     tree[child, PARENT] = parent
     tree[child, NEXT_SIBLING] = sibling
@@ -89,8 +90,9 @@ def _attach(child, parent, tree, n):
 
 
 @numba.njit(cache=True, inline="always")
-def _detach(child, tree, n):
+def _detach(child, tree):
     """Cut `child` from its parent: it becomes a root."""
+    n = tree.shape[0]
     before = tree[child, PREV_SIBLING]
     after = tree[child, NEXT_SIBLING]
     if before == n:
@@ -292,22 +294,23 @@ def _next_child_or_relabel(u, first, labels, tree, counters):
 
 
 @numba.njit(cache=True, inline="always")
-def _merge(strong, weak, arc, rev, tree, n):
+def _merge(strong, weak, arc, rev, tree):
     """Hang the strong branch under `weak` through `arc` (strong -> weak): the path from
     `strong` to its root is reversed, so that `strong` becomes the branch's root."""
+    n = tree.shape[0]
     node = strong
     new_parent = weak
     new_up = arc
     while tree[node, PARENT] != n:
         old_parent = tree[node, PARENT]
         old_up = tree[node, UP]
-        _detach(node, tree, n)
-        _attach(node, new_parent, tree, n)
+        _detach(node, tree)
+        _attach(node, new_parent, tree)
         tree[node, UP] = new_up
         new_parent = node
         new_up = rev[old_up]
         node = old_parent
-    _attach(node, new_parent, tree, n)
+    _attach(node, new_parent, tree)
     tree[node, UP] = new_up
 
 
@@ -320,7 +323,7 @@ def _split(node, rev, label, tree, out_arcs, buckets):
     end = tree[parent, OUT_END]
     out_arcs[end] = rev[tree[node, UP]]
     tree[parent, OUT_END] = end + 1
-    _detach(node, tree, label.shape[0])
+    _detach(node, tree)
     _enqueue(node, label[node], buckets)
 
 
@@ -414,7 +417,7 @@ def _process_root(root, graph, res, excess, labels, tree, out_arcs, buckets, cou
         arc = _find_merger_arc(node, head, label, tree, out_arcs)
         if arc != NO_ARC:
             counters[MERGERS] += 1
-            _merge(node, head[arc], arc, rev, tree, n)
+            _merge(node, head[arc], arc, rev, tree)
             _push_excess(root, rev, res, excess, label, tree, out_arcs, buckets, counters)
             return False
         _next_child_or_relabel(node, first, labels, tree, counters)
