@@ -273,10 +273,12 @@ def test_only_the_phases_that_ran_are_shown(tmp_path):
     lines = [line for line in result.stdout.splitlines() if not line.startswith("answered by")]
     last = [line.startswith("peak memory host ") for line in lines].index(True)
     phases = [line.split()[0] for line in lines[2:last] if line[:10].strip()]
-    assert phases == ["read", "compile", "build", "stage1"]
+    assert phases == ["read", "compile", "build", "setup", "stage1"]
     result = run(CLRS, "--solver", "hipr", "--json", "--flow", str(tmp_path / "f"), "--check")
-    assert list(json.loads(result.stdout)["times"]) == ["read", "compile", "build", "stage1",
-                                                        "stage2", "check"]
+    assert list(json.loads(result.stdout)["times"]) == ["read", "compile", "build", "setup",
+                                                        "stage1", "stage2", "check"]
+    result = run(CLRS, "--solver", "bk", "--json")  # no set-up of its own
+    assert list(json.loads(result.stdout)["times"]) == ["read", "compile", "build", "stage1"]
 
 
 @pytest.mark.parametrize("solver", ["hpf", "eibfs"])

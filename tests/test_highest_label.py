@@ -16,7 +16,9 @@ from maxflow_cli.pushrelabel.highest_label import (
     COUNTER_NAMES,
     DONE,
     hipr_initialize,
+    hipr_preflow,
     hipr_stage_one,
+    hipr_workspace,
 )
 from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
@@ -64,6 +66,28 @@ def test_hipr_does_what_hi_pr_does(path, initial_update, expected):
     saturations = int(np.count_nonzero(source_arcs != graph.source))
     assert (counters["pushes"] + saturations, counters["relabels"], counters["global_updates"],
             counters["gaps"]) == expected
+
+
+@pytest.mark.parametrize("path,expected", INSTANCES[:6], ids=[p.name for p, _ in INSTANCES[:6]])
+def test_hipr_runs_in_the_workspace_made_before_its_clock(path, expected):
+    """hipr_workspace's arrays, made and written in the set-up, are the ones stage 1 works
+    in (none allocated anew inside it), and give hi_pr's answer and counts again, reused."""
+    graph = build_residual(read_network(str(path))[0])
+    params = get_solver("hipr").resolve(SolveOptions()).params
+    workspace = hipr_workspace(graph)
+    answers = []
+    for _ in range(2):
+        res = graph.initial_residuals()
+        excess, counters = hipr_preflow(graph, res, params, None, workspace)
+        assert excess is workspace[0]
+        answers.append((int(excess[graph.sink]), counters))
+    fresh = hipr_preflow(graph, graph.initial_residuals(), params)
+    assert answers[0] == answers[1] == (int(fresh[0][graph.sink]), fresh[1])
+    assert answers[0][0] == expected
+    result = get_solver("hipr").solve(graph, SolveOptions(params=params))
+    assert list(result.times) == ["setup", "stage1"]
+    wide = build_residual(read_network(str(path))[0], arc_type=np.int64)
+    assert hipr_workspace(wide)[2][0].dtype == np.int64  # current arcs: a wide graph's numbers
 
 
 @pytest.mark.parametrize("path,expected", INSTANCES[:12], ids=[p.name for p, _ in INSTANCES[:12]])

@@ -32,7 +32,8 @@ from maxflow_cli.registry import (
 
 TIME_PHASES = ("read", "compile", "build", "setup", "stage1", "settle", "stage2", "check")
 """The phases `solve` times, in the order it reports them; stage2 and check run only when asked,
-setup and settle only for the solvers that time them apart from stage 1 (hpf, eibfs)."""
+setup and settle only for the solvers that time them apart from stage 1 (setup: hipr, hipr-forward,
+hpf, eibfs; settle: hpf, eibfs)."""
 
 
 _OUT_OF_MEMORY = ("out of memory while {0} the network ({1.n:,} vertices, {1.m:,} arcs): "

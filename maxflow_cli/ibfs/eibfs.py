@@ -692,7 +692,7 @@ def _initial_forest(excess, source, sink):
     tree[RESUME] = 0
     stamps = np.zeros((2, n), np.int64)
     buckets = np.full((3, n + 3), NONE, np.uint32)
-    active = np.empty((3, n + 1), np.uint32)
+    active = np.zeros((3, n + 1), np.uint32)  # written: its pages come in here, not in the search
     state = np.zeros(STATE_SLOTS, np.int64)
     state[TOP_S] = 1
     state[TOP_T] = 1

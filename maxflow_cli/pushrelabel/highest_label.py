@@ -37,7 +37,8 @@ def hipr_labels(label, source, sink):
 
 @numba.njit(cache=True, nogil=True)
 def hipr_initialize(first, head, rev, res, excess, label, source, sink):
-    """hi_pr's init(): saturate the source arcs; hi_pr's labels."""
+    """hi_pr's init(): every excess 0, the source arcs saturated; hi_pr's labels."""
+    excess[:] = 0
     saturate_source_arcs(first, head, rev, res, excess, source)
     hipr_labels(label, source, sink)
 
@@ -274,7 +275,7 @@ def _discharges(first, head, rev, res, excess, label, current, first_active, fir
 
 def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency, alpha, beta,
                    stop_at_global_update, counters, parallel_gap=False, gaps_above=0,
-                   seeded_from=-1, work_budget=-1, update_first=False, stop=None):
+                   seeded_from=-1, work_budget=-1, update_first=False, stop=None, work=None):
     """hi_pr's stageOne() main loop on the given valid preflow state.
 
     Starts from the labels it is given (buckets are rebuilt from them). Returns DONE when no
@@ -294,7 +295,8 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     (STOPPED_AT_GLOBAL_UPDATE) at a global update once counters[WORK] has reached it. With
     `update_first`, it starts with a global update (hi_pr's INIT_UPDATE) rather than from the
     labels it is given. With `stop` (a flag array), it returns STOPPED before the next
-    discharge once stop[0] is set.
+    discharge once stop[0] is set. `work`: the current arcs and buckets (hipr_workspace's),
+    made here where not given.
 
     hi_pr's discharge() is written out in _stage_one's loop, and so are its stores to the
     buckets: Numba inlines a function by binding its array arguments anew, and the reference
@@ -311,8 +313,8 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     """
     n = label.shape[0]
     first = index_view(first)
-    current = first[:n].copy()
-    first_active, first_inactive, b_next, b_prev = (np.empty(n + 1, np.uint32) for _ in range(4))
+    current, first_active, first_inactive, b_next, b_prev = work or _work_arrays(n, first.dtype)
+    current[:] = first[:n]
     return _stage_one(first, index_view(head), index_view(rev), res, excess,
                       index_view(label), current, first_active, first_inactive, b_next,
                       b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
@@ -431,22 +433,43 @@ def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
         _return_excess(bottom, first, head, rev, res, cap, excess)
 
 
+def _work_arrays(n: int, arc_type) -> tuple:
+    """Current arcs (n, `arc_type`s: those of index_view(first)) and buckets: first active,
+    first inactive (by label), next and previous vertex (n + 1 each)."""
+    return (np.empty(n, arc_type),) + tuple(np.empty(n + 1, np.uint32) for _ in range(4))
+
+
+def hipr_workspace(graph: ResidualGraph) -> tuple:
+    """What hi_pr allocates before its clock starts: hipr_preflow's excesses, labels,
+    current arcs and buckets. The per-vertex ones are written once here, as hi_pr's parser
+    writes its nodes (a fresh allocation's pages come in at their first write, the kernel's
+    faults, which would otherwise fall in the stage 1 of a process's first solve); the
+    buckets' heads are not, as allocDS's are first written by init(), on hi_pr's clock."""
+    excess = np.empty(graph.n, np.int64)
+    label = np.empty(graph.n, np.int32)
+    work = _work_arrays(graph.n, index_view(graph.first).dtype)
+    current, _, _, b_next, b_prev = work
+    for array in (excess, label, current, b_next, b_prev):
+        array.fill(0)
+    return excess, label, work
+
+
 def hipr_preflow(graph: ResidualGraph, res: np.ndarray, params: dict, stop=None,
-                 exact_labels: bool = False) -> tuple[np.ndarray, dict]:
+                 workspace=None, exact_labels: bool = False) -> tuple[np.ndarray, dict]:
     """hi_pr's init() and stage 1 on `graph`, `res` updated in place (hipr, hipr-forward);
     with `exact_labels` or params["initial_update"] 1, the labels start as the distances to
     the sink instead of hi_pr's 1: a global update before the first discharge, as hi_pr
-    compiled with INIT_UPDATE does; `stop` as hipr_stage_one's. Returns the excesses and the
+    compiled with INIT_UPDATE does; `stop` as hipr_stage_one's; `workspace`:
+    hipr_workspace(graph)'s arrays, made here where not given. Returns the excesses and the
     counters."""
-    excess = np.zeros(graph.n, np.int64)
-    label = np.empty(graph.n, np.int32)
+    excess, label, work = workspace or hipr_workspace(graph)
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
     arrays = (graph.first, graph.head, graph.rev)
     hipr_initialize(*arrays, res, excess, label, graph.source, graph.sink)
     hipr_stage_one(*arrays, res, excess, label, graph.source, graph.sink,
                    params["global_update_frequency"], params["alpha"], params["beta"], False,
                    counters, update_first=exact_labels or params.get("initial_update", 0) == 1,
-                   stop=stop)
+                   stop=stop, work=work)
     return excess, dict(zip(COUNTER_NAMES, counters.tolist()))
 
 
@@ -468,10 +491,15 @@ def answer_from_preflow(name: str, graph: ResidualGraph, res: np.ndarray, excess
     return SolveResult(name, flow_value, res, options.want_flow, times, counters)
 
 
-def solve_by_preflow(name: str, preflow, graph: ResidualGraph, options) -> SolveResult:
+def solve_by_preflow(name: str, preflow, graph: ResidualGraph, options,
+                     setup=None) -> SolveResult:
     """A solver whose stage 1 is ``preflow(graph, res, params, stop)`` -> (excess, counters):
-    a maximum preflow in fresh residuals, timed; then answer_from_preflow."""
+    a maximum preflow in fresh residuals, timed; then answer_from_preflow. With `setup`,
+    ``setup(graph)`` is timed before it (the `setup` phase) and its value is the
+    preflow's fifth argument."""
     res = graph.initial_residuals()
     times = {}
-    excess, counters = timed(times, "stage1", preflow, graph, res, options.params, options.stop)
+    ready = () if setup is None else (timed(times, "setup", setup, graph),)
+    excess, counters = timed(times, "stage1", preflow, graph, res, options.params, options.stop,
+                             *ready)
     return answer_from_preflow(name, graph, res, excess, counters, times, options)

@@ -1,15 +1,16 @@
 """`hipr`: Goldberg & Cherkassky's sequential highest-label push-relabel (hi_pr 3.x); the core
 is maxflow_cli.pushrelabel.highest_label."""
 
-from maxflow_cli.pushrelabel.highest_label import hipr_preflow, solve_by_preflow
+from maxflow_cli.pushrelabel.highest_label import hipr_preflow, hipr_workspace, solve_by_preflow
 from maxflow_cli.registry import HIPR_PARAMETERS, Parameter, SolveOptions, register_compiled
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import SolveResult
 
 
 def solve_hipr(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
-    """Goldberg & Cherkassky's hi_pr: stage 1, then stage 2 when a flow is asked for."""
-    return solve_by_preflow("hipr", hipr_preflow, graph, options)
+    """Goldberg & Cherkassky's hi_pr: stage 1 (its arrays allocated before, as hi_pr's are
+    before its clock: the `setup` phase), then stage 2 when a flow is asked for."""
+    return solve_by_preflow("hipr", hipr_preflow, graph, options, setup=hipr_workspace)
 
 
 register_compiled(

@@ -10,10 +10,10 @@ the measurements.
 import time
 
 from maxflow_cli.pushrelabel.arc_order import forward_first, residuals_in
-from maxflow_cli.pushrelabel.highest_label import hipr_preflow, timed_stage_two
+from maxflow_cli.pushrelabel.highest_label import hipr_preflow, hipr_workspace, timed_stage_two
 from maxflow_cli.registry import HIPR_PARAMETERS, SolveOptions, register_compiled
 from maxflow_cli.residual import ResidualGraph
-from maxflow_cli.result import SolveResult
+from maxflow_cli.result import SolveResult, timed
 
 DENSE_DEGREE = 64
 """Input arcs per vertex, on average, above which the arcs are not reordered: on
@@ -22,15 +22,19 @@ acyclic-dense-3000 more; on the sparse families (3 to 5) a tenth of it or less."
 
 
 def solve_hipr_forward(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
-    """Stage 1 from exact labels on the reordered copy of `graph` (the copy timed with it),
-    or hipr's on a dense graph; then stage 2 when a flow is asked for. The copy's residuals
-    go back to `graph`'s arc numbering, timed with the last stage run."""
+    """Stage 1 from exact labels on the reordered copy of `graph` (the copy timed with it,
+    hipr's arrays allocated before: the `setup` phase), or hipr's on a dense graph; then
+    stage 2 when a flow is asked for. The copy's residuals go back to `graph`'s arc
+    numbering, timed with the last stage run."""
+    times = {}
+    workspace = timed(times, "setup", hipr_workspace, graph)
     started = time.perf_counter()
     reorder = graph.m <= DENSE_DEGREE * graph.n
     ordered = forward_first(graph) if reorder else graph
     res = ordered.initial_residuals()
-    excess, counters = hipr_preflow(ordered, res, options.params, exact_labels=reorder)
-    times = {"stage1": time.perf_counter() - started}
+    excess, counters = hipr_preflow(ordered, res, options.params, workspace=workspace,
+                                    exact_labels=reorder)
+    times["stage1"] = time.perf_counter() - started
     flow_value = int(excess[graph.sink])
     if options.want_flow:
         timed_stage_two(ordered, res, excess, times)
