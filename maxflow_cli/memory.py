@@ -28,15 +28,6 @@ def residual_bytes(n: int, m: int, arc_type=None) -> int:
     return graph + 16 * m + 12 * n
 
 
-def huge_pages_array(shape, dtype) -> np.ndarray:
-    """A new array for a search that reads it at random, from numpy's allocator: on Linux,
-    numpy asks the kernel for transparent huge pages (madvise) for an array of 4 MB or more,
-    which Numba's allocator (an array made in compiled code) does not. Where the kernel's
-    mode is 'madvise' (a common default), only such arrays get them, and the search misses
-    the TLB less (README, "Huge pages")."""
-    return np.empty(shape, dtype)
-
-
 def available() -> int | None:
     """Bytes this process can still allocate without swapping: the kernel's MemAvailable,
     lowered by a cgroup limit where one is set; None where neither can be read."""

@@ -85,22 +85,6 @@ def test_phase_one_lifts_the_source_side_of_a_minimum_cut(path, expected):
     assert int(network.caps[crossing].sum()) == expected == int(excess[graph.sink])
 
 
-@pytest.mark.parametrize("fresh_mapping_bytes", (0, 2**62))
-def test_the_set_up_arrays_are_numpys_for_huge_pages(fresh_mapping_bytes, monkeypatch):
-    """Written on every thread or on this one, the search's arrays are numpy's own (an
-    array made in compiled code belongs to Numba's allocator, which asks for no huge pages),
-    and hold what phase 1 starts from: empty buckets (vertex n), excesses 0."""
-    monkeypatch.setattr(hpf_module, "FRESH_MAPPING_BYTES", fresh_mapping_bytes)
-    graph = build_residual(read_network(str(DATA / "clrs.max"))[0])
-    arrays, res = (graph.first, graph.head, graph.rev), graph.initial_residuals()
-    excess, work, _ = hpf_setup(*arrays, res, graph.arc_of_input, graph.source, graph.sink,
-                                graph.input_ordered)
-    assert excess.base is None and work.base is None
-    assert not excess.any()
-    assert (work[10 * graph.n + 1:13 * graph.n + 3] == graph.n).all()  # the buckets
-    assert work.shape == (13 * graph.n + 3 + graph.head.shape[0],)
-
-
 def _phase_one_paused_every(graph, pushes):
     """Phase 1 paused each time `pushes` more pushes have passed (None: never) and resumed:
     its labels, excesses and counters, and how many times it paused."""

@@ -15,14 +15,6 @@ def test_available_memory_is_read_from_the_kernel():
     assert free is not None and 0 < free < 2**50  # Linux: /proc/meminfo
 
 
-def test_a_huge_pages_array_is_numpys_own():
-    """Its memory is numpy's (which asks the kernel for huge pages from 4 MB on), not
-    borrowed from another allocator's object."""
-    array = memory.huge_pages_array((3, 5), np.uint32)
-    assert array.shape == (3, 5) and array.dtype == np.uint32
-    assert array.base is None and array.flags.owndata and array.flags.c_contiguous
-
-
 def test_require_refuses_with_both_figures(monkeypatch):
     monkeypatch.setattr(memory, "available", lambda: 3 * 10**9)
     memory.require(3 * 10**9, "this")

@@ -37,7 +37,6 @@ import time
 import numba
 import numpy as np
 
-from maxflow_cli.memory import huge_pages_array
 from maxflow_cli.registry import search_calling_for_help
 from maxflow_cli.residual import ResidualGraph
 from maxflow_cli.result import timed
@@ -45,7 +44,7 @@ from maxflow_cli.result import timed
 NO_ARC = np.uint32(2**32 - 1)  # arc numbers stay below 2^31
 NO_BOUND = (2**62, 0)  # phase 1 never pauses (see help_bound)
 FRESH_MAPPING_BYTES = 32 << 20
-"""hpf_setup writes its new arrays on every thread (_fill_in_parallel) from this many bytes on:
+"""hpf_setup writes its new arrays on every thread (_fresh_arrays) from this many bytes on:
 glibc's largest mmap threshold. An allocation this large is mapped afresh at every solve, and
 the first touch of its pages (the kernel's faults) is most of the set-up, which the threads
 share; a smaller one may come back from the heap with its pages in place, where the parallel
@@ -498,45 +497,47 @@ def hpf_setup(first, head, rev, cap, arc_of_input, source, sink, input_ordered):
     vertex a weak root with its out-of-tree arcs listed. `cap`: the capacities (the
     residuals before phase 1 will do); `input_ordered`: ResidualGraph.input_ordered.
     Returns the excesses (zeros), the buffer of the search's arrays (see _views) and the
-    capacities of the sink's arcs (settle_deficits needs no more of them). The arrays are
-    numpy's (memory.huge_pages_array)."""
+    capacities of the sink's arcs (settle_deficits needs no more of them)."""
     n = first.shape[0] - 1
-    excess = huge_pages_array(n, np.int64)
-    work = huge_pages_array(13 * n + 3 + head.shape[0], np.uint32)
-    fill = _fill_in_parallel if 4 * work.shape[0] >= FRESH_MAPPING_BYTES else _fill
-    fill(excess, work, n)
+    words = 13 * n + 3 + head.shape[0]
+    fresh = _fresh_arrays if 4 * words >= FRESH_MAPPING_BYTES else _new_arrays
+    excess, work = fresh(n, head.shape[0])
     _file_forest(first, head, rev, cap, arc_of_input, source, sink, input_ordered, work)
     return excess, work, cap[first[sink]:first[sink + 1]].copy()
 
 
 @numba.njit(cache=True, parallel=True)
-def _fill_in_parallel(excess, work, n):
-    """The excesses 0 and the search's buffer, its vertices' words n (no parent, child,
-    sibling or strong root) and its arc slots 0, written on every thread: most of their
-    cost is the first touch of new pages (the kernel's faults), which the threads share (13 n
-    words took 16 ms at n = 10^6 on one core of the 2-core machine, 8.5 on two); the listing
-    then writes the arc slots again, in pages already there."""
+def _fresh_arrays(n, arcs):
+    """The excesses (zeros) and the search's buffer, its vertices' words n (no parent,
+    child, sibling or strong root) and its arc slots 0, written on every thread: most of
+    their cost is the first touch of new pages (the kernel's faults), which the threads
+    share (13 n words took 16 ms at n = 10^6 on one core of the 2-core machine, 8.5 on
+    two); the listing then writes the arc slots again, in pages already there."""
+    excess = np.empty(n, np.int64)
+    work = np.empty(13 * n + 3 + arcs, np.uint32)
     for v in numba.prange(n):
         excess[v] = 0
     for i in numba.prange(13 * n + 3):
         work[i] = n
     for i in numba.prange(13 * n + 3, work.shape[0]):
         work[i] = 0
+    return excess, work
 
 
 def compile_set_up() -> float:
     """Compile hpf_setup's parallel writing, which a tiny graph does not reach (Numba
     compiles a function at its first call): the seconds it took."""
     started = time.perf_counter()
-    _fill_in_parallel(np.empty(2, np.int64), np.empty(30, np.uint32), 2)
+    _fresh_arrays(2, 1)
     return time.perf_counter() - started
 
 
 @numba.njit(cache=True, nogil=True)
-def _fill(excess, work, n):
-    """_fill_in_parallel on this thread, the arc slots left to the listing."""
-    excess[:] = 0
+def _new_arrays(n, arcs):
+    """_fresh_arrays on this thread, the arc slots left to the listing."""
+    work = np.empty(13 * n + 3 + arcs, np.uint32)
     work[:13 * n + 3] = n
+    return np.zeros(n, np.int64), work
 
 
 @numba.njit(cache=True, nogil=True)

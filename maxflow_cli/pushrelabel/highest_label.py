@@ -13,7 +13,6 @@ update, so the hybrids (He & Hong 2010, Algorithm 5; Alvino 2015, Algorithm 11) 
 import numba
 import numpy as np
 
-from maxflow_cli.memory import huge_pages_array
 from maxflow_cli.pushrelabel.parallel_relabel import parallel_gap_relabel
 from maxflow_cli.pushrelabel.relabel import lift_bucket, saturate_source_arcs
 from maxflow_cli.residual import ResidualGraph, index_view
@@ -436,10 +435,8 @@ def hipr_stage_two(first, head, rev, res, cap, excess, source, sink):
 
 def _work_arrays(n: int, arc_type) -> tuple:
     """Current arcs (n, `arc_type`s: those of index_view(first)) and buckets: first active,
-    first inactive (by label), next and previous vertex (n + 1 each); numpy's
-    (memory.huge_pages_array)."""
-    return (huge_pages_array(n, arc_type),) + tuple(huge_pages_array(n + 1, np.uint32)
-                                                    for _ in range(4))
+    first inactive (by label), next and previous vertex (n + 1 each)."""
+    return (np.empty(n, arc_type),) + tuple(np.empty(n + 1, np.uint32) for _ in range(4))
 
 
 def hipr_workspace(graph: ResidualGraph) -> tuple:
@@ -448,8 +445,8 @@ def hipr_workspace(graph: ResidualGraph) -> tuple:
     writes its nodes (a fresh allocation's pages come in at their first write, the kernel's
     faults, which would otherwise fall in the stage 1 of a process's first solve); the
     buckets' heads are not, as allocDS's are first written by init(), on hi_pr's clock."""
-    excess = huge_pages_array(graph.n, np.int64)
-    label = huge_pages_array(graph.n, np.int32)
+    excess = np.empty(graph.n, np.int64)
+    label = np.empty(graph.n, np.int32)
     work = _work_arrays(graph.n, index_view(graph.first).dtype)
     current, _, _, b_next, b_prev = work
     for array in (excess, label, current, b_next, b_prev):
