@@ -9,7 +9,8 @@ cell, ``warmup`` runs are discarded, then runs are measured until there are at l
 other, or with ``interleave`` the configurations in turn, one run each per round. Every ``solve``
 starts from a fresh state built from the graph. The time measured is the solver's own
 ``stage1`` (the maximum preflow: what every seed times and hi_pr prints as ``cut tm``;
-for hpf and eibfs what their authors' clocks time, their ``setup`` and ``settle`` apart);
+for hipr, hpf and eibfs what their authors' clocks time, their ``setup`` (and hpf's and eibfs's
+``settle``) apart);
 its other phases and counters are kept as medians over the runs. External programs
 (``external``) run the same way on the instance's DIMACS file; their time is their own
 stage 1 when they print one, their wall time otherwise.
