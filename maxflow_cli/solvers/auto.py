@@ -149,17 +149,22 @@ def _suits_eibfs(graph: ResidualGraph) -> str:
     they rule EIBFS out, the capacities are not scattered (graph.cap) to count the shares:
     as on Dinic's bad case, whose sink joins every vertex but whose source joins one."""
     first, inner = graph.first, graph.n - 2
-    source_arcs = first[graph.source + 1] - first[graph.source]
-    sink_arcs = first[graph.sink + 1] - first[graph.sink]
-    if inner < VISION_MIN_VERTICES or graph.m >= VISION_MAX_DEGREE * graph.n \
-            or source_arcs + sink_arcs < VISION_TERMINAL_COVER * inner \
-            or min(source_arcs, sink_arcs) < VISION_TERMINAL_SIDE * inner:
+    if inner < VISION_MIN_VERTICES or graph.m >= VISION_MAX_DEGREE * graph.n:
+        return ""
+    arcs = [(first[v + 1] - first[v]) / inner for v in (graph.source, graph.sink)]
+    if _few_at_terminals(*arcs, arcs[0] + arcs[1]):  # arcs bound the shares from above
         return ""
     fed, drained, either = _terminal_shares(graph)
-    if either < VISION_TERMINAL_COVER or min(fed, drained) < VISION_TERMINAL_SIDE:
+    if _few_at_terminals(fed, drained, either):
         return ""
     return f"the source's arcs reach {fed:.0%} of the vertices and the sink's {drained:.0%}, " \
         f"{graph.m / graph.n:.1f} arcs a vertex, as on vision grids"
+
+
+def _few_at_terminals(fed: float, drained: float, either: float) -> bool:
+    """Whether the source's share, the sink's and either's are too small for eibfs
+    (VISION_TERMINAL_COVER, VISION_TERMINAL_SIDE)."""
+    return either < VISION_TERMINAL_COVER or min(fed, drained) < VISION_TERMINAL_SIDE
 
 
 def _suits_hipr(graph: ResidualGraph) -> str:
