@@ -195,20 +195,35 @@ def _place(first, where):
         where[k] = k
 
 
+@numba.njit(cache=True, inline="always")
+def _pair_arc(i, where, tails, heads, head, rev, arc_of_input):
+    """Fill the arrays from input arc i's two positions."""
+    forward, backward = where[2 * i], where[2 * i + 1]
+    head[forward], rev[forward] = heads[i], backward
+    head[backward], rev[backward] = tails[i], forward
+    arc_of_input[i] = forward
+
+
 @numba.njit(cache=True, parallel=True)
 def _pair(where, tails, heads, head, rev, arc_of_input):
-    """Fill the arrays from each input arc's two positions, all input arcs in parallel."""
+    """_pair_arc for all input arcs in parallel."""
     for i in prange(tails.shape[0]):
-        forward, backward = where[2 * i], where[2 * i + 1]
-        head[forward], rev[forward] = heads[i], backward
-        head[backward], rev[backward] = tails[i], forward
-        arc_of_input[i] = forward
+        _pair_arc(i, where, tails, heads, head, rev, arc_of_input)
 
 
-def _build_hipr(n, tails, heads, arc_type):
+@numba.njit(cache=True)
+def _pair_on_one_thread(where, tails, heads, head, rev, arc_of_input):
+    """_pair_arc for all input arcs in turn: hi_pr's placement may interleave the positions
+    of the first half's arcs with the second half's (each vertex's range is filled by
+    chasing cycles), and two threads then write to the same cache lines."""
+    for i in range(tails.shape[0]):
+        _pair_arc(i, where, tails, heads, head, rev, arc_of_input)
+
+
+def build_in_hipr_order(n, tails, heads, arc_type, one_thread: bool = False):
     """Forward-star arrays with each vertex's arcs where hi_pr's parse() puts them (_place):
     a counting sort by tail whose offsets come from the degrees, then the reverse-arc
-    pairing in parallel; arcs indexed by `arc_type`s."""
+    pairing in parallel (or on this thread alone); arcs indexed by `arc_type`s."""
     m = tails.shape[0]
     first = _first(tails, heads, np.empty(n + 1, arc_type))
     where = np.empty(2 * m + 1, arc_type)
@@ -216,7 +231,8 @@ def _build_hipr(n, tails, heads, arc_type):
     _place(first, where)
     head, rev = np.empty(2 * m, np.int32), np.empty(2 * m, arc_type)
     arc_of_input = np.empty(m, arc_type)
-    _pair(where, tails, heads, head, rev, arc_of_input)
+    pair = _pair_on_one_thread if one_thread else _pair
+    pair(where, tails, heads, head, rev, arc_of_input)
     return first, head, rev, arc_of_input
 
 
@@ -384,7 +400,7 @@ def build_residual(network: Network, order: str = HIPR_ORDER, arc_type=None) -> 
     heads = np.ascontiguousarray(network.heads, dtype=np.int32)
     caps = np.ascontiguousarray(network.caps, dtype=capacity_type(network.caps))
     _checked(network, tails, heads, caps, arc_type)
-    build = _build_hipr if order == HIPR_ORDER else _build_by_blocks
+    build = build_in_hipr_order if order == HIPR_ORDER else _build_by_blocks
     first, head, rev, arc_of_input = build(network.n, tails, heads, arc_type)
     return ResidualGraph(network.n, network.source, network.sink, first, head, rev, caps,
                          arc_of_input, order == INPUT_ORDER)

@@ -3,55 +3,46 @@ its runs from the command line are in test_cli_solve."""
 
 from dataclasses import replace
 
-import numpy as np
 import pytest
 from oracle import max_flow_value
 
 from maxflow_cli import generators
+from maxflow_cli.check import check_answer
 from maxflow_cli.kernels import gpu_sync as sync_kernels
 from maxflow_cli.kernels.devices import gpu_unavailable
-from maxflow_cli.network import Network
 from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import auto
 
 
-def chained(arcs, n, arc_type=None):
-    graph = build_residual(Network.from_arcs(n, 0, n - 1, arcs), arc_type=arc_type)
-    return auto._chained_vertices(graph.first, graph.source, graph.sink, graph.head,
-                                  graph.rev, graph.caps, graph.arc_of_input)
-
-
-@pytest.mark.parametrize("arc_type", [None, np.int64])
-def test_links_of_chains_have_one_arc_in_and_one_out_to_two_neighbours(arc_type):
-    path = [(0, 1, 5), (1, 2, 5), (2, 3, 5)]
-    assert chained(path, 4, arc_type) == 2
-    assert chained(path + [(1, 3, 1)], 4, arc_type) == 1  # 1 has two arcs out
-    assert chained(path + [(0, 2, 1)], 4, arc_type) == 1  # 2 has two arcs in
-    assert chained(path + [(2, 1, 1)], 4, arc_type) == 0  # both: two in and two out
-    assert chained([(0, 1, 5), (1, 2, 0), (2, 3, 5)], 4, arc_type) == 0  # no capacity
-    to_and_from_one = [(0, 1, 5), (1, 2, 5), (2, 1, 5), (1, 3, 5)]  # 2's neighbour: 1 only
-    assert chained(to_and_from_one, 4, arc_type) == 0
-
-
-def test_a_vertex_of_many_arcs_is_no_link_where_its_counts_would_carry_over():
-    """2^16 + 1 parallel arcs out of vertex 1 count one out and carry over into one in."""
-    assert chained([(1, 2, 1)] * ((1 << 16) + 1), 3) == 0
-
-
-def test_hipr_suits_goldbergs_bad_case_and_cheriyans_graph_only():
+def test_hipr_runs_alone_on_goldbergs_bad_case_and_cheriyans_graph_contracted():
     """Their vertices are nearly all links of chains; a genrmf's, a grid's and the path of
     Dinic's bad case (each vertex also drains into the sink) are not."""
-    def why(generator, **params):
-        return auto._suits_hipr(build_residual(generators.make(generator, **params)))
+    def first(generator, **params):
+        graph = build_residual(generators.make(generator, **params))
+        name, why, contraction = auto._first_on_cpu(graph, auto.AUTO_RIVALS.default)
+        return name, why, contraction and contraction.graph.n
 
-    assert why("washington", function=10, dim1=300, dim2=0) == \
-        "100% of the vertices are links of chains (one arc in, one out)"
-    assert why("washington", function=11, dim1=50, dim2=10, range=5).startswith("87%")
+    assert first("washington", function=10, dim1=300, dim2=0) == (
+        "hipr", "100% of the vertices are links of chains (one arc in, one out), each chain "
+        "contracted into one arc (903 vertices to 4)", 4)
+    name, why, _ = first("washington", function=11, dim1=50, dim2=10, range=5)
+    assert name == "hipr" and why.startswith("87%")
     for generator, params in (("washington", {"function": 9, "dim1": 300, "dim2": 0}),
                               ("genrmf", {"a": 4, "b": 6, "seed": 1}),
                               ("grid", {"shape": (20, 20), "connectivity": 4, "seed": 1})):
-        assert why(generator, **params) == "", generator
+        assert auto._contracted_chains(build_residual(generators.make(generator, **params))) \
+            is None, generator
+
+
+def test_auto_carries_the_contracted_answer_back_and_times_the_contraction_apart():
+    network = generators.make("washington", function=10, dim1=300, dim2=0)
+    graph = build_residual(network)
+    spec = get_solver("auto")
+    result = spec.solve(graph, spec.resolve(SolveOptions(want_flow=True, device="cpu")))
+    assert (result.flow_value, result.counters["links"], result.is_flow) == (300, 899, True)
+    assert result.res.shape == graph.head.shape and check_answer(graph, result).ok
+    assert list(result.times) == ["setup", "stage1", "stage2"]
 
 
 def test_auto_on_a_gpu_runs_the_relay_on_the_cpu_where_the_graph_is_too_narrow(monkeypatch):

@@ -12,7 +12,14 @@ from maxflow_cli import generators, memory
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.limits import MAX_ARCS, MAX_NARROW_ARCS, arc_index_type
 from maxflow_cli.network import Network
-from maxflow_cli.residual import INPUT_ORDER, ORDERS, build_residual, largest, residual_type
+from maxflow_cli.residual import (
+    INPUT_ORDER,
+    ORDERS,
+    build_in_hipr_order,
+    build_residual,
+    largest,
+    residual_type,
+)
 
 
 def small_networks(most_vertices: int, most_capacity: int, most_arcs: int):
@@ -246,6 +253,18 @@ def test_random_graphs_are_laid_out_as_hi_pr_parses_them(case):
     arcs = arcs + [arcs[i % len(arcs)] for i in copies if arcs] + \
         [(v, u, c) for u, v, c in (arcs[i % len(arcs)] for i in reversals if arcs)]
     assert_as_hi_pr_parses(Network.from_arcs(n, 0, n - 1, arcs))
+
+
+@settings(max_examples=100, deadline=None)
+@given(small_networks(30, 9, 120))
+def test_arcs_paired_on_one_thread_lie_as_when_paired_on_all(case):
+    """The contracted chains' build (chains.contract) pairs the arcs on its thread alone."""
+    n, arcs = case
+    network = Network.from_arcs(n, 0, n - 1, arcs)
+    both = [build_in_hipr_order(n, network.tails, network.heads, np.int32, one_thread=alone)
+            for alone in (False, True)]
+    for parallel, alone in zip(*both):
+        np.testing.assert_array_equal(parallel, alone)
 
 
 @pytest.mark.parametrize("family,params", [

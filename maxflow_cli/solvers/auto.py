@@ -10,8 +10,9 @@ cores a second thread costs the first part of its core (README, "The CPU default
 rules read off the network go first: where the terminal arcs reach a large share of the
 vertices on both sides, as on vision grids and matchings, eibfs runs before them
 (_suits_eibfs), and calls for help where its trees grow deep after all
-(ibfs.eibfs.help_bound); where most vertices are links of chains, hipr runs alone
-(_suits_hipr), sparing hpf's part before it calls.
+(ibfs.eibfs.help_bound); where most vertices are links of chains, the chains are
+contracted (chains.contract) and hipr runs alone (_contracted_chains), sparing hpf's part
+before it calls.
 """
 
 import itertools
@@ -21,6 +22,7 @@ from dataclasses import replace
 import numba
 import numpy as np
 
+from maxflow_cli.chains import Contraction, chain_space, contract, link_arcs
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels.devices import default_device, device_unavailable
 from maxflow_cli.kernels.gpu_sync import narrow_for_gpu
@@ -56,7 +58,7 @@ this size it would save hundredths of a millisecond (a 16 x 16 grid: 0.010 ms ag
 hpf's 0.025)."""
 CHAIN_SHARE = 0.5
 """hipr runs first on the CPU, alone, where at least this share of the inner vertices are
-links of chains (_chained_vertices): 98-100% on Goldberg's bad case and Cheriyan's graph, at
+links of chains (chains.link_arcs): 98-100% on Goldberg's bad case and Cheriyan's graph, at
 most 1.7% on every other shape of the suites (0% on Dinic's bad case, a path whose every
 vertex also drains into the sink), 0-25% on the peer fixtures (25%: an AK network)."""
 
@@ -73,34 +75,46 @@ def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
             result = get_solver("gpu-sync").solve(graph, _gpu_sync_options(options))
             return replace(result, solver="auto", why=f"a GPU is usable, so gpu-sync ran: "
                            f"{result.why}")
-    first, shape = _first_on_cpu(graph, options.params["rivals"])
-    rivals = able(_cpu_rivals(options, first), graph)
+    first, shape, contraction = _first_on_cpu(graph, options.params["rivals"])
+    solved = contraction.graph if contraction else graph
+    rivals = able(_cpu_rivals(options, first), solved)
     if not rivals:
         refuse_wide(options.params["rivals"], graph.m, graph.wide)
-    chosen = time.perf_counter() - started
+    chosen = time.perf_counter() - started - (contraction.setup if contraction else 0.0)
     compiled = _compile_once(rivals[0]) if first == "eibfs" else 0.0
-    with Race(rivals, graph, relay=True) as race:
+    with Race(rivals, solved, relay=True) as race:
         result = race.first()
+    if contraction:
+        started = time.perf_counter()
+        result = replace(result, res=contraction.expanded(graph, result.res),
+                         counters=result.counters | {"links": contraction.links})
+        chosen += time.perf_counter() - started
     times = dict(result.times)
-    times["stage1"] += chosen  # reading the shape off the graph is part of the solve
+    times["stage1"] += chosen  # reading the shape off the graph and the chains are the solve's
+    if contraction:
+        times["setup"] = times.get("setup", 0.0) + contraction.setup
     compiled += times.pop("compile", 0.0)  # the winner's own, for a type met first
     times = ({"compile": compiled} if compiled else {}) | times
     why = f"{no_gpu}: {_cpu_why(rivals, race.called_in, result.solver, shape)}"
     return replace(result, solver="auto", winner=result.solver, times=times, why=why)
 
 
-def _first_on_cpu(graph: ResidualGraph, rivals: str) -> tuple[str, str]:
-    """The solver that the shape sends first on the CPU, and why: hipr on chains, eibfs on
-    vision-like shapes (no shape of the suites is both); ('', '') where the default relay
-    (hpf, then hipr) starts, or where --rivals names others. The chains are read first:
-    their reading leaves graph.cap unscattered, which hipr does not read."""
+def _first_on_cpu(graph: ResidualGraph, rivals: str) -> tuple[str, str, Contraction | None]:
+    """The solver that the shape sends first on the CPU, and why: hipr on chains, on the
+    network with its chains contracted (returned too), eibfs on vision-like shapes (no shape
+    of the suites is both); ('', '', None) where the default relay (hpf, then hipr) starts,
+    or where --rivals names others. The chains are read first: their reading leaves
+    graph.cap unscattered, which hipr does not read."""
     if rivals != AUTO_RIVALS.default:
-        return "", ""
-    if why := _suits_hipr(graph):
-        return "hipr", why
+        return "", "", None
+    if contraction := _contracted_chains(graph):
+        inner = graph.n - 2
+        return "hipr", f"{contraction.links / inner:.0%} of the vertices are links of " \
+            f"chains (one arc in, one out), each chain contracted into one arc " \
+            f"({graph.n:,} vertices to {contraction.graph.n:,})", contraction
     if takes(get_solver("eibfs"), graph) and (why := _suits_eibfs(graph)):
-        return "eibfs", why
-    return "", ""
+        return "eibfs", why, None
+    return "", "", None
 
 
 def _compile_once(rival: tuple) -> float:
@@ -167,20 +181,22 @@ def _few_at_terminals(fed: float, drained: float, either: float) -> bool:
     return either < VISION_TERMINAL_COVER or min(fed, drained) < VISION_TERMINAL_SIDE
 
 
-def _suits_hipr(graph: ResidualGraph) -> str:
-    """Why hipr suits the shape better than hpf ('' where it does not): most vertices are
-    links of chains. Pseudoflow's merger pushes a root's excess along the whole tree path to
-    the root (Hochbaum 2008); along chains the paths grow long and each root's excess walks
-    them, O(n^2) pushes on Goldberg's bad case. Highest-label push-relabel gathers the
-    excess at a chain's head and moves it along once."""
-    inner, enough = graph.n - 2, CHAIN_SHARE * (graph.n - 2)
-    if inner < 1 or _vertices_of_two_arcs(graph.first) < enough:
-        return ""  # a link has two residual arcs: its arc in's and its arc out's
-    chained = _chained_vertices(graph.first, graph.source, graph.sink, graph.head, graph.rev,
-                                graph.caps, graph.arc_of_input)
-    if chained < enough:
-        return ""
-    return f"{chained / inner:.0%} of the vertices are links of chains (one arc in, one out)"
+def _contracted_chains(graph: ResidualGraph) -> Contraction | None:
+    """The network with its chains contracted where most vertices are links of them (None
+    elsewhere), for hipr. Pseudoflow's merger pushes a root's excess along the whole tree
+    path to the root (Hochbaum 2008); along chains the paths grow long and each root's
+    excess walks them, O(n^2) pushes on Goldberg's bad case. Highest-label push-relabel
+    gathers the excess at a chain's head and moves it along once; contracted, the chain is
+    one arc (chains.contract). The contraction's arrays are made first, its set-up; where
+    too few vertices are links after all, their time stays on the clock."""
+    enough = CHAIN_SHARE * (graph.n - 2)
+    if graph.n <= 2 or _vertices_of_two_arcs(graph.first) < enough:
+        return None  # a link has two residual arcs: its arc in's and its arc out's
+    started = time.perf_counter()
+    space = chain_space(graph)
+    setup = time.perf_counter() - started
+    links = link_arcs(graph, space)
+    return contract(graph, space, links, setup) if links >= enough else None
 
 
 @numba.njit(cache=True)
@@ -189,33 +205,6 @@ def _vertices_of_two_arcs(first) -> int:
     for vertex in range(first.shape[0] - 1):
         count += first[vertex + 1] - first[vertex] == 2
     return count
-
-
-LINK_ENDS = (1 << 32) + (1 << 48)  # _chained_vertices: one arc out and one in, counted
-
-
-@numba.njit(cache=True)
-def _chained_vertices(first, source, sink, head, rev, caps, arc_of_input) -> int:
-    """How many vertices, terminals aside, have exactly one arc of positive capacity in and
-    one out, the two to different neighbours. One word a vertex holds what that takes: the
-    exclusive or of its neighbours' numbers (bits 0-31, not 0 where they differ), its arcs
-    out (bits 32-47) and in (48-63); counts of a vertex of 2^16 arcs or more may carry over,
-    so such a vertex is no link."""
-    n = first.shape[0] - 1
-    ends = np.zeros(n, np.int64)
-    for arc in range(caps.shape[0]):
-        if caps[arc] > 0:
-            forward = arc_of_input[arc]
-            tail, to = head[rev[forward]], head[forward]
-            ends[tail] = (ends[tail] + (1 << 32)) ^ to
-            ends[to] = (ends[to] + (1 << 48)) ^ tail
-    chained = 0
-    for vertex in range(n):
-        word = ends[vertex]
-        if word >> 32 << 32 == LINK_ENDS and word != LINK_ENDS and first[vertex + 1] - \
-                first[vertex] < 1 << 16 and vertex != source and vertex != sink:
-            chained += 1
-    return chained
 
 
 def _cpu_why(rivals: list, called_in: bool, winner: str, shape: str) -> str:
@@ -243,8 +232,11 @@ def prepare_auto(options: SolveOptions) -> float:
     tiny = tiny_graph()
     for arcs, caps in itertools.product((np.int32, np.int64), repeat=2):
         first, rev = tiny.first.astype(arcs), tiny.rev.astype(arcs)
-        _chained_vertices(first, tiny.source, tiny.sink, tiny.head, rev,
-                          tiny.caps.astype(caps), tiny.arc_of_input.astype(arcs))
+        chained = replace(tiny, first=first, rev=rev, caps=tiny.caps.astype(caps),
+                          arc_of_input=tiny.arc_of_input.astype(arcs))
+        space = chain_space(chained)
+        contraction = contract(chained, space, link_arcs(chained, space), 0.0)
+        contraction.expanded(chained, contraction.graph.initial_residuals())
         _terminal_counts(tiny.n, tiny.source, tiny.sink, first, tiny.head, rev, tiny.cap)
         _vertices_of_two_arcs(first)
     return time.perf_counter() - started + prepare_rivals(_cpu_rivals(options, first=""),
