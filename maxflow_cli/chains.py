@@ -105,7 +105,8 @@ class Contraction:
 
     def expanded(self, graph: ResidualGraph, res: np.ndarray) -> np.ndarray:
         """The network's residuals (int64[2m], the space's) from the contracted graph's
-        `res`."""
+        `res` (gpu-sync's narrow ones widened first)."""
+        res = res.astype(np.int64, copy=False)
         _spread(self.graph.caps, self.graph.arc_of_input, res, self.space.carried_by,
                 graph.caps, graph.arc_of_input, graph.rev, self.space.res)
         return self.space.res

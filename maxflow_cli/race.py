@@ -20,7 +20,7 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import replace
-from functools import partial
+from functools import cache, partial
 
 import numpy as np
 
@@ -54,11 +54,13 @@ def rival_names(text: str) -> tuple[str, ...]:
     return names
 
 
-def entrants(text: str, want_flow: bool) -> list:
+@cache
+def entrants(text: str, want_flow: bool) -> tuple:
     """(spec, options) of each rival named in `text` (see rival_names), each with its own
-    defaults."""
-    return [(spec, spec.resolve(SolveOptions(want_flow=want_flow)))
-            for spec in map(get_solver, rival_names(text))]
+    defaults; kept, so that a solve reads them off (its callers prepare them first) instead
+    of resolving them on its clock."""
+    return tuple((spec, spec.resolve(SolveOptions(want_flow=want_flow)))
+                 for spec in map(get_solver, rival_names(text)))
 
 
 def takes(spec, graph) -> bool:

@@ -3,6 +3,7 @@ its runs from the command line are in test_cli_solve."""
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from oracle import max_flow_value
 
@@ -15,24 +16,23 @@ from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import auto
 
 
-def test_hipr_runs_alone_on_goldbergs_bad_case_and_cheriyans_graph_contracted():
+def test_the_chains_of_goldbergs_bad_case_and_cheriyans_graph_only_are_contracted():
     """Their vertices are nearly all links of chains; a genrmf's, a grid's and the path of
     Dinic's bad case (each vertex also drains into the sink) are not."""
-    def first(generator, **params):
+    def contracted(generator, **params):
         graph = build_residual(generators.make(generator, **params))
-        name, why, contraction = auto._first_on_cpu(graph, auto.AUTO_RIVALS.default)
-        return name, why, contraction and contraction.graph.n
+        contraction = auto._contracted_chains(graph)
+        return contraction and (auto._chains_why(graph, contraction), contraction.graph.n)
 
-    assert first("washington", function=10, dim1=300, dim2=0) == (
-        "hipr", "100% of the vertices are links of chains (one arc in, one out), each chain "
+    assert contracted("washington", function=10, dim1=300, dim2=0) == (
+        "100% of the vertices are links of chains (one arc in, one out), each chain "
         "contracted into one arc (903 vertices to 4)", 4)
-    name, why, _ = first("washington", function=11, dim1=50, dim2=10, range=5)
-    assert name == "hipr" and why.startswith("87%")
+    why, _ = contracted("washington", function=11, dim1=50, dim2=10, range=5)
+    assert why.startswith("87%")
     for generator, params in (("washington", {"function": 9, "dim1": 300, "dim2": 0}),
                               ("genrmf", {"a": 4, "b": 6, "seed": 1}),
                               ("grid", {"shape": (20, 20), "connectivity": 4, "seed": 1})):
-        assert auto._contracted_chains(build_residual(generators.make(generator, **params))) \
-            is None, generator
+        assert contracted(generator, **params) is None, generator
 
 
 def test_auto_carries_the_contracted_answer_back_and_times_the_contraction_apart():
@@ -57,6 +57,40 @@ def test_auto_on_a_gpu_runs_the_relay_on_the_cpu_where_the_graph_is_too_narrow(m
     assert result.winner == "hpf"
     assert result.why.startswith("the GPU would not pay: its rounds discharge 1,000,000 "
                                  "vertices at once, and the graph has 94: hpf ran on the CPU")
+
+
+def test_auto_on_a_gpu_contracts_the_chains_before_it_weighs_the_gpu(monkeypatch):
+    """Goldberg's bad case fills rounds of 1,000 vertices; contracted, it does not."""
+    monkeypatch.setattr(sync_kernels, "vertices_at_once", lambda graph: 1000)
+    monkeypatch.setattr(auto, "_gpu_sync_options", lambda options: pytest.fail("gpu-sync ran"))
+    graph = build_residual(generators.make("washington", function=10, dim1=400, dim2=0))
+    spec = get_solver("auto")
+    options = replace(spec.resolve(SolveOptions(device="cpu")), device="gpu")
+    result = auto.solve_auto(graph, options)
+    assert (result.flow_value, result.winner) == (400, "hipr") and check_answer(graph,
+                                                                                 result).ok
+    assert result.why.startswith("the GPU would not pay: its rounds discharge 1,000 vertices "
+                                 "at once, and the graph has 2: hipr ran on the CPU, since "
+                                 "100% of the vertices are links of chains")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("want_flow", [False, True])
+def test_auto_on_a_gpu_runs_gpu_sync_on_the_chains_contracted(monkeypatch, want_flow):
+    if gpu_unavailable():
+        pytest.skip(gpu_unavailable())
+    monkeypatch.setattr(sync_kernels, "vertices_at_once", lambda graph: 1)
+    graph = build_residual(generators.make("washington", function=11, dim1=50, dim2=10,
+                                           range=5))
+    spec = get_solver("auto")
+    result = spec.solve(graph, spec.resolve(SolveOptions(want_flow, device="gpu")))
+    assert result.why.startswith("a GPU is usable, so gpu-sync ran on the network with its "
+                                 "chains contracted, since 87% of the vertices")
+    assert result.res.dtype == np.int64 and result.res.shape == graph.head.shape
+    assert result.is_flow == want_flow and check_answer(graph, result).ok
+    assert result.flow_value == max_flow_value(
+        graph.n, graph.source, graph.sink, zip(*(a.tolist() for a in (
+            graph.network.tails, graph.network.heads, graph.network.caps))))
 
 
 @pytest.mark.gpu

@@ -233,6 +233,12 @@ def test_a_relay_starts_no_worker_threads(monkeypatch):
 def test_only_the_rivals_that_take_a_wide_graph_enter_its_race():
     network = Network.from_arcs(3, 0, 2, [(0, 1, 2), (1, 2, 1)])
     rivals = entrants("hpf+hipr", False)
-    assert race.able(rivals, build_residual(network)) == rivals
+    assert race.able(rivals, build_residual(network)) == list(rivals)
     wide = build_residual(network, arc_type=np.int64)
     assert [spec.name for spec, _ in race.able(rivals, wide)] == ["hipr"]
+
+
+def test_the_entrants_are_resolved_once_and_kept():
+    assert entrants("hpf+hipr", False) is entrants("hpf+hipr", False)
+    assert entrants("hpf+hipr", True) is not entrants("hpf+hipr", False)
+    assert [options.want_flow for _, options in entrants("hpf+hipr", True)] == [True, True]

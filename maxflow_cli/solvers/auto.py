@@ -1,5 +1,7 @@
 """`auto`, the default of `maxflow solve`: the engines raced, the first answer taken.
 
+Where most vertices are links of chains, the chains are contracted first, each into one arc
+(chains.contract), and what follows runs on the contracted network, its answer carried back.
 Where a GPU is usable and the graph has at least as many vertices as the engine's rounds
 discharge at once (kernels.gpu_sync.narrow_for_gpu), gpu-sync runs there with its CPU rivals
 (hipr and hpf, each on a thread of its own): the host's cores are idle while the kernels
@@ -10,9 +12,8 @@ cores a second thread costs the first part of its core (README, "The CPU default
 rules read off the network go first: where the terminal arcs reach a large share of the
 vertices on both sides, as on vision grids and matchings, eibfs runs before them
 (_suits_eibfs), and calls for help where its trees grow deep after all
-(ibfs.eibfs.help_bound); where most vertices are links of chains, the chains are
-contracted (chains.contract) and hipr runs alone (_contracted_chains), sparing hpf's part
-before it calls.
+(ibfs.eibfs.help_bound); on the chains contracted, hipr runs alone (_contracted_chains),
+sparing hpf's part before it calls.
 """
 
 import itertools
@@ -64,57 +65,75 @@ vertex also drains into the sink), 0-25% on the peer fixtures (25%: an AK networ
 
 
 def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
-    """gpu-sync and its rivals on the GPU device where the graph fills it; the rivals alone
-    on the CPU."""
+    """The network with its chains contracted where most vertices are links of them
+    (_contracted_chains, with the default rivals), then gpu-sync and its rivals on the GPU
+    device where the graph fills it, the rivals alone on the CPU (_solve); an answer of the
+    contracted network is carried back to the network's residual graph."""
     started = time.perf_counter()
+    contraction = None
+    if options.params["rivals"] == AUTO_RIVALS.default:
+        contraction = _contracted_chains(graph)
+    if not contraction:
+        return _solve(graph, options, started)
+    contracted = time.perf_counter()
+    result = _solve(contraction.graph, options, contracted, _chains_why(graph, contraction))
+    carried = time.perf_counter()
+    res = contraction.expanded(graph, result.res)
+    times = dict(result.times)
+    times["stage1"] += contracted - started - contraction.setup + time.perf_counter() - carried
+    times["setup"] = times.get("setup", 0.0) + contraction.setup
+    return replace(result, res=res, times=times,
+                   counters=result.counters | {"links": contraction.links})
+
+
+def _chains_why(graph: ResidualGraph, contraction: Contraction) -> str:
+    return f"{contraction.links / (graph.n - 2):.0%} of the vertices are links of chains " \
+        f"(one arc in, one out), each chain contracted into one arc ({graph.n:,} vertices " \
+        f"to {contraction.graph.n:,})"
+
+
+def _solve(graph: ResidualGraph, options: SolveOptions, started: float,
+           chains: str = "") -> SolveResult:
+    """gpu-sync and its rivals on the GPU device where the graph fills it; the rivals alone
+    on the CPU, their stage 1 counted from `started`. `chains` says why `graph` is the
+    network with its chains contracted ('' where it is the network): hipr then runs alone
+    on the CPU."""
     no_gpu = "no GPU is used"
     if options.device == "gpu":
         # --rivals none: the engine alone was asked for, narrow or not
         no_gpu = narrow_for_gpu(graph, "gpu") if options.params["rivals"] != NO_RIVALS else ""
         if not no_gpu:
             result = get_solver("gpu-sync").solve(graph, _gpu_sync_options(options))
-            return replace(result, solver="auto", why=f"a GPU is usable, so gpu-sync ran: "
-                           f"{result.why}")
-    first, shape, contraction = _first_on_cpu(graph, options.params["rivals"])
-    solved = contraction.graph if contraction else graph
-    rivals = able(_cpu_rivals(options, first), solved)
+            where = f" on the network with its chains contracted, since {chains}" \
+                if chains else ""
+            return replace(result, solver="auto", why=f"a GPU is usable, so gpu-sync ran"
+                           f"{where}: {result.why}")
+    first, shape = ("hipr", chains) if chains else _first_on_cpu(graph,
+                                                                 options.params["rivals"])
+    rivals = able(_cpu_rivals(options, first), graph)
     if not rivals:
         refuse_wide(options.params["rivals"], graph.m, graph.wide)
-    chosen = time.perf_counter() - started - (contraction.setup if contraction else 0.0)
+    chosen = time.perf_counter() - started
     compiled = _compile_once(rivals[0]) if first == "eibfs" else 0.0
-    with Race(rivals, solved, relay=True) as race:
+    with Race(rivals, graph, relay=True) as race:
         result = race.first()
-    if contraction:
-        started = time.perf_counter()
-        result = replace(result, res=contraction.expanded(graph, result.res),
-                         counters=result.counters | {"links": contraction.links})
-        chosen += time.perf_counter() - started
     times = dict(result.times)
-    times["stage1"] += chosen  # reading the shape off the graph and the chains are the solve's
-    if contraction:
-        times["setup"] = times.get("setup", 0.0) + contraction.setup
+    times["stage1"] += chosen  # reading the shape off the graph is part of the solve
     compiled += times.pop("compile", 0.0)  # the winner's own, for a type met first
     times = ({"compile": compiled} if compiled else {}) | times
     why = f"{no_gpu}: {_cpu_why(rivals, race.called_in, result.solver, shape)}"
     return replace(result, solver="auto", winner=result.solver, times=times, why=why)
 
 
-def _first_on_cpu(graph: ResidualGraph, rivals: str) -> tuple[str, str, Contraction | None]:
-    """The solver that the shape sends first on the CPU, and why: hipr on chains, on the
-    network with its chains contracted (returned too), eibfs on vision-like shapes (no shape
-    of the suites is both); ('', '', None) where the default relay (hpf, then hipr) starts,
-    or where --rivals names others. The chains are read first: their reading leaves
-    graph.cap unscattered, which hipr does not read."""
+def _first_on_cpu(graph: ResidualGraph, rivals: str) -> tuple[str, str]:
+    """The solver that the shape sends first on the CPU, and why: eibfs on vision-like
+    shapes; ('', '') where the default relay (hpf, then hipr) starts, or where --rivals
+    names others."""
     if rivals != AUTO_RIVALS.default:
-        return "", "", None
-    if contraction := _contracted_chains(graph):
-        inner = graph.n - 2
-        return "hipr", f"{contraction.links / inner:.0%} of the vertices are links of " \
-            f"chains (one arc in, one out), each chain contracted into one arc " \
-            f"({graph.n:,} vertices to {contraction.graph.n:,})", contraction
+        return "", ""
     if takes(get_solver("eibfs"), graph) and (why := _suits_eibfs(graph)):
-        return "eibfs", why, None
-    return "", "", None
+        return "eibfs", why
+    return "", ""
 
 
 def _compile_once(rival: tuple) -> float:
@@ -223,7 +242,8 @@ def _cpu_why(rivals: list, called_in: bool, winner: str, shape: str) -> str:
 def prepare_auto(options: SolveOptions) -> float:
     """Compile what runs: gpu-sync with its rivals where a GPU is used (and the relay, for
     graphs too narrow for it), the rivals of the relay (eibfs, where it runs first, when it
-    first does: _compile_once) and the chain count of each arc and capacity type."""
+    first does: _compile_once, though its options are resolved here) and the chains'
+    contraction for each arc and capacity type."""
     started = time.perf_counter()
     if options.device == "gpu":
         get_solver("gpu-sync").prepare(_gpu_sync_options(options))
@@ -239,6 +259,8 @@ def prepare_auto(options: SolveOptions) -> float:
         contraction.expanded(chained, contraction.graph.initial_residuals())
         _terminal_counts(tiny.n, tiny.source, tiny.sink, first, tiny.head, rev, tiny.cap)
         _vertices_of_two_arcs(first)
+    for first in ("hipr", "eibfs"):  # resolved now, read off where the shape sends them
+        _cpu_rivals(options, first)
     return time.perf_counter() - started + prepare_rivals(_cpu_rivals(options, first=""),
                                                           relay=True)
 
@@ -248,7 +270,7 @@ def _gpu_sync_options(options: SolveOptions) -> SolveOptions:
         "rivals": options.params["rivals"]}))
 
 
-def _cpu_rivals(options: SolveOptions, first: str) -> list:
+def _cpu_rivals(options: SolveOptions, first: str) -> tuple:
     """The rivals of a relay on the CPU, at least one: after eibfs where it goes `first`,
     hipr alone where it does (it never calls for help)."""
     names = options.params["rivals"]
