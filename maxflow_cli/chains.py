@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from maxflow_cli.memory import residual_bytes
 from maxflow_cli.residual import ResidualGraph, build_in_hipr_order
 
 MANY = -2
@@ -39,6 +40,15 @@ class ChainSpace:
     caps: np.ndarray
     carried_by: np.ndarray
     res: np.ndarray
+
+
+def chain_space_bytes(graph: ResidualGraph) -> int:
+    """What chain_space and the contracted graph built from it take at most: 16 bytes a
+    vertex, the arcs' arrays and the network's residuals (24-32 bytes an arc), and a
+    contracted graph no larger than the network's (memory.residual_bytes)."""
+    arc = graph.arc_of_input.dtype.itemsize
+    return graph.n * (2 * arc + 8) + graph.m * (8 + graph.caps.dtype.itemsize + arc + 16) \
+        + residual_bytes(graph.n, graph.m, graph.rev.dtype.type)
 
 
 def chain_space(graph: ResidualGraph) -> ChainSpace:

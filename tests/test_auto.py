@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from oracle import max_flow_value
 
-from maxflow_cli import generators
+from maxflow_cli import generators, memory
+from maxflow_cli.chains import chain_space_bytes
 from maxflow_cli.check import check_answer
 from maxflow_cli.kernels import gpu_sync as sync_kernels
 from maxflow_cli.kernels.devices import gpu_unavailable
@@ -57,6 +58,18 @@ def test_auto_on_a_gpu_runs_the_relay_on_the_cpu_where_the_graph_is_too_narrow(m
     assert result.winner == "hpf"
     assert result.why.startswith("the GPU would not pay: its rounds discharge 1,000,000 "
                                  "vertices at once, and the graph has 94: hpf ran on the CPU")
+
+
+def test_auto_solves_the_chains_as_they_are_where_the_memory_cannot_hold_the_contraction(
+        monkeypatch):
+    graph = build_residual(generators.make("washington", function=10, dim1=300, dim2=0))
+    monkeypatch.setattr(memory, "available", lambda: chain_space_bytes(graph) - 1)
+    spec = get_solver("auto")
+    result = spec.solve(graph, spec.resolve(SolveOptions(device="cpu")))
+    assert "contracted" not in result.why and "links" not in result.counters
+    assert result.flow_value == 300 and check_answer(graph, result).ok
+    monkeypatch.setattr(memory, "available", lambda: chain_space_bytes(graph))
+    assert "contracted" in spec.solve(graph, spec.resolve(SolveOptions(device="cpu"))).why
 
 
 def test_auto_on_a_gpu_contracts_the_chains_before_it_weighs_the_gpu(monkeypatch):

@@ -23,7 +23,14 @@ from dataclasses import replace
 import numba
 import numpy as np
 
-from maxflow_cli.chains import Contraction, chain_space, contract, link_arcs
+from maxflow_cli import memory
+from maxflow_cli.chains import (
+    Contraction,
+    chain_space,
+    chain_space_bytes,
+    contract,
+    link_arcs,
+)
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels.devices import default_device, device_unavailable
 from maxflow_cli.kernels.gpu_sync import narrow_for_gpu
@@ -206,12 +213,17 @@ def _contracted_chains(graph: ResidualGraph) -> Contraction | None:
     path to the root (Hochbaum 2008); along chains the paths grow long and each root's
     excess walks them, O(n^2) pushes on Goldberg's bad case. Highest-label push-relabel
     gathers the excess at a chain's head and moves it along once; contracted, the chain is
-    one arc (chains.contract). The contraction's arrays are made first, its set-up; where
-    too few vertices are links after all, their time stays on the clock."""
+    one arc (chains.contract). The contraction's arrays are made first, the memory for
+    them checked, its set-up; where the memory available cannot hold them, the network is
+    solved as it is, and where too few vertices are links after all, the set-up's time
+    stays on the clock."""
     enough = CHAIN_SHARE * (graph.n - 2)
     if graph.n <= 2 or _vertices_of_two_arcs(graph.first) < enough:
         return None  # a link has two residual arcs: its arc in's and its arc out's
     started = time.perf_counter()
+    free = memory.available()
+    if free is not None and chain_space_bytes(graph) > free:
+        return None
     space = chain_space(graph)
     setup = time.perf_counter() - started
     links = link_arcs(graph, space)
