@@ -131,8 +131,8 @@ def contract(graph: ResidualGraph, space: ChainSpace, links: int, setup: float) 
                      space.arc_out, space.successor, space.tails, space.heads, space.caps,
                      space.carried_by)
     n = graph.n - links
-    built = build_in_hipr_order(n, space.tails[:arcs], space.heads[:arcs], graph.rev.dtype.type,
-                        one_thread=True)
+    built = build_in_hipr_order(n, space.tails[:arcs], space.heads[:arcs],
+                                graph.rev.dtype.type, one_thread=True)
     contracted = ResidualGraph(n, int(space.kept[graph.source]), int(space.kept[graph.sink]),
                                *built[:3], space.caps[:arcs], built[3])
     return Contraction(contracted, links, space, setup)
