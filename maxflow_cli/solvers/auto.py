@@ -65,10 +65,11 @@ it runs first (about a minute the first time, then loaded from the disk cache), 
 this size it would save hundredths of a millisecond (a 16 x 16 grid: 0.010 ms against
 hpf's 0.025)."""
 CHAIN_SHARE = 0.5
-"""hipr runs first on the CPU, alone, where at least this share of the inner vertices are
-links of chains (chains.link_arcs): 98-100% on Goldberg's bad case and Cheriyan's graph, at
-most 1.7% on every other shape of the suites (0% on Dinic's bad case, a path whose every
-vertex also drains into the sink), 0-25% on the peer fixtures (25%: an AK network)."""
+"""The chains are contracted, and hipr runs alone on what is left, where at least this share
+of the inner vertices are links of chains (chains.link_arcs): 98-100% on Goldberg's bad case
+and Cheriyan's graph, at most 1.7% on every other shape of the suites (0% on Dinic's bad
+case, a path whose every vertex also drains into the sink), 0-25% on the peer fixtures (25%:
+an AK network)."""
 
 
 def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
