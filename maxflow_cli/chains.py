@@ -43,8 +43,8 @@ class ChainSpace:
 
 
 def chain_space_bytes(graph: ResidualGraph) -> int:
-    """What chain_space and the contracted graph built from it take at most: 16 bytes a
-    vertex, the arcs' arrays and the network's residuals (24-32 bytes an arc), and a
+    """What chain_space and the contracted graph built from it take at most: 16-24 bytes a
+    vertex, the arcs' arrays and the network's residuals (32-40 bytes an arc), and a
     contracted graph no larger than the network's (memory.residual_bytes)."""
     arc = graph.arc_of_input.dtype.itemsize
     return graph.n * (2 * arc + 8) + graph.m * (8 + graph.caps.dtype.itemsize + arc + 16) \
