@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from maxflow_cli import memory
 from maxflow_cli.memory import residual_bytes
 from maxflow_cli.residual import ResidualGraph, build_in_hipr_order
 
@@ -42,25 +43,26 @@ class ChainSpace:
     res: np.ndarray
 
 
+def _space_layout(graph: ResidualGraph) -> list:
+    """(length, type) of each of ChainSpace's arrays, in its fields' order."""
+    n, m, arc = graph.n, graph.m, graph.arc_of_input.dtype
+    return [(n, arc), (n, arc), (n, np.int32), (n, np.int32), (m, np.int32), (m, np.int32),
+            (m, graph.caps.dtype), (m, arc), (2 * m, np.int64)]
+
+
 def chain_space_bytes(graph: ResidualGraph) -> int:
-    """What chain_space and the contracted graph built from it take at most: 16-24 bytes a
-    vertex, the arcs' arrays and the network's residuals (32-40 bytes an arc), and a
-    contracted graph no larger than the network's (memory.residual_bytes)."""
-    arc = graph.arc_of_input.dtype.itemsize
-    return graph.n * (2 * arc + 8) + graph.m * (8 + graph.caps.dtype.itemsize + arc + 16) \
-        + residual_bytes(graph.n, graph.m, graph.rev.dtype.type)
+    """What chain_space and the contracted graph built from it take at most: the space's
+    arrays (16-24 bytes a vertex, 32-40 an arc) and a contracted graph no larger than the
+    network's (memory.residual_bytes)."""
+    space = sum(length * np.dtype(kind).itemsize for length, kind in _space_layout(graph))
+    return space + residual_bytes(graph.n, graph.m, graph.rev.dtype.type)
 
 
 def chain_space(graph: ResidualGraph) -> ChainSpace:
-    """The arrays, each written once, so that their pages come in here (a fresh allocation's
-    pages come in at their first write) and not on the clock of a process's first solve."""
-    n, m, arc_type = graph.n, graph.m, graph.arc_of_input.dtype
-    space = ChainSpace(*(np.empty(n, arc_type) for _ in range(2)),
-                       *(np.empty(size, np.int32) for size in (n, n, m, m)),
-                       np.empty(m, graph.caps.dtype), np.empty(m, arc_type),
-                       np.empty(2 * m, np.int64))
-    for array in vars(space).values():
-        array.fill(0)
+    """The arrays, each written once (memory.touch), so that their pages come in here and
+    not on the clock of a process's first solve."""
+    space = ChainSpace(*(np.empty(length, kind) for length, kind in _space_layout(graph)))
+    memory.touch(vars(space).values())
     return space
 
 

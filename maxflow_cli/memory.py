@@ -48,12 +48,25 @@ def available() -> int | None:
     return min(figures) if figures else None
 
 
+def too_little(needed: int) -> int | None:
+    """The bytes available where they are fewer than `needed`; None where they suffice or
+    cannot be read."""
+    free = available()
+    return free if free is not None and needed > free else None
+
+
 def require(needed: int, what: str) -> None:
     """Raise a MaxflowError saying so when `needed` bytes exceed what is available."""
-    free = available()
-    if free is not None and needed > free:
+    if (free := too_little(needed)) is not None:
         raise MaxflowError(f"{what} needs about {human_bytes(needed)} of memory; "
                            f"this machine has {human_bytes(free)} available")
+
+
+def touch(arrays) -> None:
+    """Write each array once (zeros): a fresh allocation's pages come in at their first
+    write, the kernel's faults, which would otherwise fall on a solve's clock."""
+    for array in arrays:
+        array.fill(0)
 
 
 def human_bytes(size: int) -> str:

@@ -131,3 +131,16 @@ def test_a_wide_graph_needs_12_bytes_an_arc_and_4_a_vertex_more():
     narrow = memory.residual_bytes(1000, 5000, np.int32)
     assert narrow == memory.residual_bytes(1000, 5000) == 36 * 5000 + 16 * 1000
     assert memory.residual_bytes(1000, 5000, np.int64) - narrow == 12 * 5000 + 4 * 1000
+
+
+def test_too_little_gives_what_is_available_only_where_it_falls_short(monkeypatch):
+    monkeypatch.setattr(memory, "available", lambda: 1000)
+    assert (memory.too_little(1001), memory.too_little(1000)) == (1000, None)
+    monkeypatch.setattr(memory, "available", lambda: None)
+    assert memory.too_little(10**18) is None
+
+
+def test_touch_writes_every_array():
+    arrays = [np.full(3, 7, np.int32), np.full(2, -1, np.int64)]
+    memory.touch(arrays)
+    assert [array.tolist() for array in arrays] == [[0, 0, 0], [0, 0]]

@@ -13,6 +13,7 @@ update, so the hybrids (He & Hong 2010, Algorithm 5; Alvino 2015, Algorithm 11) 
 import numba
 import numpy as np
 
+from maxflow_cli import memory
 from maxflow_cli.pushrelabel.parallel_relabel import parallel_gap_relabel
 from maxflow_cli.pushrelabel.relabel import lift_bucket, saturate_source_arcs
 from maxflow_cli.residual import ResidualGraph, index_view
@@ -449,8 +450,7 @@ def hipr_workspace(graph: ResidualGraph) -> tuple:
     label = np.empty(graph.n, np.int32)
     work = _work_arrays(graph.n, index_view(graph.first).dtype)
     current, _, _, b_next, b_prev = work
-    for array in (excess, label, current, b_next, b_prev):
-        array.fill(0)
+    memory.touch((excess, label, current, b_next, b_prev))
     return excess, label, work
 
 

@@ -68,8 +68,8 @@ CHAIN_SHARE = 0.5
 """The chains are contracted, and hipr runs alone on what is left, where at least this share
 of the inner vertices are links of chains (chains.link_arcs): 98-100% on Goldberg's bad case
 and Cheriyan's graph, at most 1.7% on every other shape of the suites (0% on Dinic's bad
-case, a path whose every vertex also drains into the sink), 0-25% on the peer fixtures (25%:
-an AK network)."""
+case, a path whose every vertex also drains into the sink), 0-25% on the peer fixtures of more
+than 4 vertices (25%: an AK network; boost's 4-vertex diamond is two one-link chains)."""
 
 
 def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
@@ -222,8 +222,7 @@ def _contracted_chains(graph: ResidualGraph) -> Contraction | None:
     if graph.n <= 2 or _vertices_of_two_arcs(graph.first) < enough:
         return None  # a link has two residual arcs: its arc in's and its arc out's
     started = time.perf_counter()
-    free = memory.available()
-    if free is not None and chain_space_bytes(graph) > free:
+    if memory.too_little(chain_space_bytes(graph)) is not None:
         return None
     space = chain_space(graph)
     setup = time.perf_counter() - started
