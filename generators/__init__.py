@@ -17,14 +17,14 @@ from dataclasses import dataclass, replace
 
 from maxflow_cli import memory
 from maxflow_cli.errors import ParameterError
-from maxflow_cli.generators import acyclic_dense, genrmf, grid, washington, washington_rlg
+from maxflow_cli.generators import acyclic_dense, ak, genrmf, grid, washington, washington_rlg
 from maxflow_cli.generators.family import Family, Flag, Parameter
 from maxflow_cli.network import Network, narrowed
 
 FAMILIES: dict[str, Family] = {
     family.name: family
     for family in (acyclic_dense.FAMILY, genrmf.FAMILY, washington_rlg.FAMILY, grid.FAMILY,
-                   washington.FAMILY)
+                   washington.FAMILY, ak.FAMILY)
 }
 
 
@@ -82,9 +82,14 @@ def _presets() -> dict[str, Preset]:
         for sizes in grid.PRESET_SHAPES.values() for c, shape in sizes
     ]
     presets += _washington_presets()
+    presets += [Preset(f"ak-{n}", "ak", dict(n=n)) for n in AK_SIZES]
     presets += BILLION
     return {preset.name: preset for preset in presets}
 
+
+AK_SIZES = (1000, 4000, 16000)
+"""AK's n: 6 k to 96 k arcs, Theta(n^2) work for push-relabel (C hi_pr 4 ms to 1 s on the
+2-core machine); a million arcs would take it minutes."""
 
 BILLION = [
     # W x L with L = 2048 levels, more than the papers' deepest (1536) and a quarter of the

@@ -118,6 +118,24 @@ class Family:
     bytes_per_arc: int = NETWORK_BYTES_PER_ARC
     """Peak bytes per arc while generating: the network and the generator's own arrays."""
 
+    @property
+    def seeded(self) -> bool:
+        """Whether it draws random numbers from a seed (every family but AK's)."""
+        return any(parameter.name == "seed" for parameter in self.parameters)
+
+    def with_seed(self, params: dict, seed: int | None, where: str) -> dict:
+        """``params`` with the seed (DEFAULT_SEED where None) where the family takes one; a
+        seed given to one that draws nothing is refused (take_seed)."""
+        if seed is not None:
+            self.take_seed(where)
+        return params | {"seed": DEFAULT_SEED if seed is None else seed} if self.seeded else params
+
+    def take_seed(self, where: str) -> None:
+        """Refuse a seed given (``where``) to a family that draws no random numbers."""
+        if not self.seeded:
+            raise ParameterError(f"{where}: {self.name} draws no random numbers; it takes no "
+                                 "seed")
+
     def complete(self, params: dict) -> dict:
         """``params`` with the defaults of those not given; refuses unknown and missing names."""
         names = [parameter.name for parameter in self.parameters]

@@ -129,19 +129,32 @@ _WORKERS = _Workers()
 os.register_at_fork(after_in_child=_WORKERS.__init__)  # a child has none of the threads
 
 
+HELP_BUDGET = 2
+"""A relay's helper runs with a budget of this many times the pushes its caller had made when
+it called (Race._call_for_help): on the shapes it is there for, hipr finishes within it (0.6-1.5
+times hpf's pushes at the call on Goldberg's bad case, whose pushes are 6n where the call comes
+after m = 4n at least); where its own work grows as fast as the caller's (the AK networks of
+Cherkassky & Goldberg, 30-400 times), it gives up within a few percent of the caller's whole
+run, and the caller goes on from where it paused (README, "The relay's budget")."""
+
+
 class Rival:
-    """One solver, run by a worker until it answers or is stopped."""
+    """One solver, run by a worker (or by a relay) until it answers, is stopped or gives up
+    past its budget (a relay's helper)."""
 
     def __init__(self, spec, options: SolveOptions, graph, call_for_help=None):
         self.name = spec.name
         self.stop = np.zeros(1, np.uint8)
+        self.budget = np.full(1, -1, np.int64)  # set where it is called to help
         self.answer: SolveResult | None = None
-        self._solve = partial(spec.solve, graph, replace(options, stop=self.stop,
-                                                         call_for_help=call_for_help))
+        self.ran = False
+        self._solve = partial(spec.solve, graph, replace(
+            options, stop=self.stop, call_for_help=call_for_help, budget=self.budget))
 
     def run(self, done) -> None:
         """Solve, then done(self, answer): None where the solver failed (out of memory, say)
         or was stopped."""
+        self.ran = True
         try:
             answer = self._solve()
         except Exception:  # a rival that fails leaves the race to the others
@@ -153,15 +166,16 @@ class Race:
     """Rivals, (spec, options) pairs, started on entry and stopped on exit; ``winner()``
     looks without waiting, ``first()`` waits. The first answer stops the others at once.
     With `relay`, first() runs the rivals one at a time on the calling thread (which would
-    only wait otherwise): each until it answers, fails, or calls for help while another is
-    left (options.call_for_help: it is then stopped, and the next starts). On a machine of
+    only wait otherwise): each until it answers or fails (the next then starts), or calls
+    for help while another is left (options.call_for_help: _call_for_help). On a machine of
     few cores a second thread costs the first part of its core, so the next runs only where
     the first can tell that the shape is bad for it (hpf: see
-    pseudoflow.hpf.help_bound). ``called_in`` says whether one took over."""
+    pseudoflow.hpf.help_bound). ``called_in`` says whether one took over, ``gave_up`` names
+    a helper that gave up (its caller then went on)."""
 
     def __init__(self, rivals, graph, relay: bool = False):
         self._entrants, self._graph, self._relay = rivals, graph, relay
-        self.called_in, self._running = False, 0
+        self.called_in, self.gave_up, self._running = False, "", 0
         self._finished: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._rivals: list[Rival] = []
@@ -179,11 +193,24 @@ class Race:
                 _WORKERS.run(partial(rival.run, self._done))
         return self
 
-    def _call_for_help(self) -> None:
-        """The running rival of a relay is on a bad shape: it stops where another is left."""
-        if self._running + 1 < len(self._all):
+    def _call_for_help(self, work: int) -> None:
+        """The running rival of a relay is on a bad shape, `work` pushes in: the next, where
+        one is left, runs now on this thread, with a budget of HELP_BUDGET times that work.
+        Where it answers, the caller is stopped (its answer dropped); where it gives up past
+        its budget (hipr: SolveOptions.budget), the caller goes on from where it called, its
+        work kept; a helper without a budget runs to its end."""
+        caller = self._running
+        if caller + 1 >= len(self._all):
+            return
+        helper = self._all[caller + 1]
+        helper.budget[0] = HELP_BUDGET * work
+        self._running = caller + 1
+        helper.run(self._done)
+        self._running = caller
+        if helper.answer is not None:
             self.called_in = True
-            self._all[self._running].stop[0] = 1
+        else:
+            self.gave_up = helper.name
 
     def _done(self, rival: Rival, answer: SolveResult | None) -> None:
         """A rival's end, on its thread: the first answer is kept and stops the others; later
@@ -225,8 +252,9 @@ class Race:
         once a race."""
         if self._relay:
             for self._running, rival in enumerate(self._all):
-                rival.run(self._done)
-                if rival.answer is not None:
+                if not rival.ran:  # a helper that already ran (and gave up) is done
+                    rival.run(self._done)
+                if self._answered:
                     break
         while self._rivals:
             if (answer := self._answer_of(self._finished.get())) is not None:

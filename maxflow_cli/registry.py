@@ -94,23 +94,29 @@ class SolveOptions:
     # stop[0] (a race's loser); its answer is then incomplete. None: nobody stops it.
     stop: Any = None
     # A relay's next rival (Race, relay): a solver that can tell that the shape is bad for
-    # it (hpf: its pushes) calls this once, and goes on unless stopped. None: nobody to call.
-    call_for_help: Callable[[], None] | None = None
+    # it (hpf: its pushes) calls this once with its work so far, and goes on unless stopped.
+    # None: nobody to call.
+    call_for_help: Callable[[int], None] | None = None
+    # A relay's helper: a one-element int64 array, the pushes after which a solver that can
+    # give up (hipr) sets stop[0] and returns (its answer dropped). None, or below 0: none.
+    budget: Any = None
 
 
 def search_calling_for_help(step: Callable, start, bound, no_bound, stop,
-                            call_for_help: Callable[[], None] | None) -> None:
+                            call_for_help: Callable[[int], None] | None,
+                            work: Callable[[], int]) -> None:
     """A search that can pause (hpf's phase 1, eibfs's search) run for a relay:
     step(bound, state) runs from `state` (`start` at first) until it ends, stop[0] is set or
     its work passes `bound`, and returns the state to resume from (falsy where it ended).
-    Where it paused at the bound, call_for_help() is called once and the search goes on
-    without one (until stop[0], which the call may set). No bound where nobody is called."""
+    Where it paused at the bound, call_for_help(work()) is called once and the search goes
+    on without one (until stop[0], which the call may set). No bound where nobody is
+    called."""
     if call_for_help is None:
         step(no_bound, start)
         return
     state = step(bound, start)
     if state and not stop[0]:
-        call_for_help()
+        call_for_help(work())
         step(no_bound, state)
 
 

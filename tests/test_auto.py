@@ -36,6 +36,22 @@ def test_the_chains_of_goldbergs_bad_case_and_cheriyans_graph_only_are_contracte
         assert contracted(generator, **params) is None, generator
 
 
+@pytest.mark.parametrize("want_flow", (False, True))
+def test_on_ak_networks_hipr_gives_up_and_hpf_goes_on(want_flow):
+    """Cherkassky & Goldberg's AK networks take Theta(n^2) pushes of push-relabel as of
+    pseudoflow: hpf calls for help past its bound, hipr tries within twice hpf's pushes so
+    far and gives up, and hpf goes on from where it called (not from the start: its pushes
+    are those it makes alone)."""
+    network = generators.make("ak", n=300)
+    graph = build_residual(network)
+    spec, hpf = get_solver("auto"), get_solver("hpf")
+    result = spec.solve(graph, spec.resolve(SolveOptions(want_flow=want_flow, device="cpu")))
+    alone = hpf.solve(build_residual(network), hpf.resolve(SolveOptions()))
+    assert (result.winner, result.flow_value) == ("hpf", 2 * 300 + 3)
+    assert result.counters == alone.counters and check_answer(graph, result).ok
+    assert "hipr tried and gave up" in result.why and "hpf went on" in result.why
+
+
 def test_auto_carries_the_contracted_answer_back_and_times_the_contraction_apart():
     network = generators.make("washington", function=10, dim1=300, dim2=0)
     graph = build_residual(network)

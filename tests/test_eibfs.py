@@ -192,12 +192,13 @@ def test_the_search_calls_for_help_where_its_work_passes_the_bound(name, network
     does not call."""
     graph = build_residual(network)
     spec, called = get_solver("eibfs"), []
-    options = replace(spec.resolve(SolveOptions()), call_for_help=lambda: called.append(1))
+    options = replace(spec.resolve(SolveOptions()), call_for_help=called.append)
     result = spec.solve(graph, options)
     assert len(called) == calls
     c = result.counters
     work = c["growths_s"] + c["growths_t"] + c["pushes"] + c["orphans"]
     assert (work > help_bound(graph.m)) == bool(calls)
+    assert all(help_bound(graph.m) < told <= work for told in called)  # its work so far
     alone = solve(network)
     assert (result.flow_value, result.counters) == (alone.flow_value, alone.counters)
     assert check_answer(graph, result).ok

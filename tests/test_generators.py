@@ -366,6 +366,9 @@ REFUSED = [
     ("acyclic-dense", dict(n=5, seed=-1), "--seed must be in"),
     ("genrmf", dict(b=3, seed=1), "missing --a"),
     ("genrmf", dict(a=3, b=3, d=1, seed=1), "unknown parameter"),
+    ("ak", dict(n=1), "--n must be in [2,"),
+    ("ak", dict(n=400_000_000), "--n must be in"),
+    ("ak", dict(n=3, seed=1), "unknown parameter"),
 ]
 
 
@@ -373,6 +376,67 @@ REFUSED = [
 def test_refused(family, params, message):
     with pytest.raises(ParameterError, match=re.escape(message)):
         make(family, **params)
+
+
+AK_2 = """c very bad maxflow problem
+p max 14 19
+n 1 s
+n 2 t
+a 3 4 3
+a 3 6 1
+a 4 5 2
+a 4 6 1
+a 5 8 1
+a 5 6 1
+a 6 7 3
+a 7 8 3
+a 9 10 2
+a 10 11 2
+a 11 12 2
+a 12 13 2
+a 13 14 2
+a 9 14 1
+a 10 13 1
+a 1 3 1000000
+a 1 9 1000000
+a 8 2 1000000
+a 14 2 1000000
+"""
+"""What ``ak 2`` prints, line by line from its loops (Cherkassky & Goldberg's ak.c)."""
+
+AK_4102_SHA256 = "3975b9beaf85ca64af3f4569f592658b5557a2a5509319c76dd7b8451beade8a"
+"""The digest of ``ak 4102``'s output: igraph's test copy of it (tests/unit/ak-4102.max, a
+verbatim copy of the original's output), among the peer fixtures."""
+
+
+def test_ak_is_the_original_output():
+    assert written("ak", dict(n=2)).decode() == AK_2
+    assert hashlib.sha256(written("ak", dict(n=4102))).hexdigest() == AK_4102_SHA256
+
+
+@pytest.mark.parametrize("n", [2, 3, 10, 57])
+def test_ak_counts_and_flow(n):
+    """4n + 6 vertices, 6n + 7 arcs (size's), and a maximum flow of 2n + 3: n + 2 units
+    through the first gadget's taps and n + 1 along the second's path."""
+    network = make("ak", n=n)
+    assert (network.n, network.m) == (4 * n + 6, 6 * n + 7) == FAMILIES["ak"].size(n=n)[:2]
+    parsed = parse_network(written("ak", dict(n=n)), "ak")[0]
+    for array in ("tails", "heads", "caps"):
+        assert np.array_equal(getattr(parsed, array), getattr(network, array))
+    arcs = zip(network.tails.tolist(), network.heads.tolist(), network.caps.tolist())
+    assert max_flow_value(network.n, network.source, network.sink, arcs) == 2 * n + 3
+
+
+def test_ak_takes_no_seed():
+    """It draws no random numbers: a seed given to it is refused, in gen and in bench."""
+    assert not FAMILIES["ak"].seeded and FAMILIES["genrmf"].seeded
+    for text in ("ak:n=5,seed=2", "ak-1000:seed=1"):
+        with pytest.raises(ParameterError, match="ak draws no random numbers"):
+            parse_instance(text)
+    assert [instance.name for instance in parse_instance("ak-1000")] == ["ak-1000"]
+    assert [instance.name for instance in parse_instance("ak:n=5")] == ["ak:n=5"]
+    result = CliRunner().invoke(main, ["gen", "--preset", "ak-1000", "--seed", "2"])
+    assert result.exit_code == 2 and "--seed: ak draws no random numbers" in result.output
 
 
 def test_unknown_family():

@@ -121,14 +121,15 @@ def test_a_paused_phase_one_resumes_where_it_stopped(path):
 ])
 def test_phase_one_calls_for_help_where_its_pushes_pass_the_bound(name, network, calls):
     """Goldberg's bad case pushes along paths of n/4 arcs (O(n^2) work): phase 1 calls for
-    help once, past help_bound (m, and log2 m pushes a strong root), and goes on to the same
-    answer; a genrmf and a grid push along short paths, and do not call."""
+    help once, past help_bound (m, and log2 m pushes a strong root), telling its pushes so
+    far, and goes on to the same answer; a genrmf and a grid push along short paths, and do
+    not call."""
     graph = build_residual(network)
     called = []
-    excess, counters = hpf_preflow(graph, graph.initial_residuals(), None, {},
-                                   lambda: called.append(1))
+    excess, counters = hpf_preflow(graph, graph.initial_residuals(), None, {}, called.append)
     assert len(called) == calls
     pushes, per_root = help_bound(graph.m)
+    assert all(pushes < told < counters["pushes"] for told in called)
     assert (counters["pushes"] > pushes + per_root * counters["strong_roots"]) == bool(calls)
     arcs = zip(network.tails.tolist(), network.heads.tolist(), network.caps.tolist())
     assert excess[graph.sink] == max_flow_value(network.n, network.source, network.sink, arcs)

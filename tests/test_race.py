@@ -6,6 +6,7 @@ import multiprocessing
 import threading
 import time
 import weakref
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -23,20 +24,25 @@ GRAPH = build_residual(Network.from_arcs(4, 0, 3, [(0, 1, 3), (1, 2, 2), (2, 3, 
                                                    (1, 3, 1)]))
 
 
-def _rival(name, seconds=0.0, fails=False, stopped=None, helped=None, ran=None):
+def _rival(name, seconds=0.0, fails=False, stopped=None, helped=None, ran=None, gives_up=None):
     """A rival that answers 7 with residuals all `len(name)` after `seconds` (or fails),
     looking at options.stop every millisecond; `stopped` is set if it was told to stop. It
-    calls options.call_for_help after `helped` seconds (None: never) and sets `ran` (an
-    event) when it starts."""
+    calls options.call_for_help(1000) after `helped` seconds (None: never) and sets `ran` (an
+    event) when it starts. Given a budget (a relay's helper), it gives up after `gives_up`
+    seconds (None: never), noting the budget in `ran.budget`."""
     def solve(graph, options):
         nonlocal helped
         started = time.perf_counter()
         if ran is not None:
+            ran.budget = int(options.budget[0])
             ran.set()
         while time.perf_counter() < started + seconds:
             if helped is not None and time.perf_counter() >= started + helped:
-                options.call_for_help()
+                options.call_for_help(1000)
                 helped = None
+            if gives_up is not None and options.budget[0] >= 0 and \
+                    time.perf_counter() >= started + gives_up:
+                options.stop[0] = 1
             if options.stop[0]:
                 stopped.set()
                 return None
@@ -187,6 +193,40 @@ def test_a_relay_runs_the_next_rival_only_where_one_calls_for_help():
         assert race.first().solver == "late" and not race.called_in
     with Race([_rival("last", 0.1, helped=0.01)], GRAPH, relay=True) as race:
         assert race.first().solver == "last" and not race.called_in
+
+
+def test_a_relays_helper_that_gives_up_leaves_its_caller_to_go_on():
+    """The helper runs within the call, given HELP_BUDGET times the caller's work; where it
+    gives up, the caller goes on from where it called and answers with its own times; a
+    rival left after the helper does not run."""
+    helper_ran, last_ran, stopped = threading.Event(), threading.Event(), threading.Event()
+    with Race([_rival("first", 0.2, helped=0.02),
+               _rival("helper", 30, stopped=stopped, ran=helper_ran, gives_up=0.05),
+               _rival("last", 0.01, ran=last_ran)], GRAPH, relay=True) as relay:
+        answer = relay.first()
+    assert (answer.solver, answer.times) == ("first", {"stage1": 0.2})
+    assert (relay.called_in, relay.gave_up) == (False, "helper") and stopped.is_set()
+    assert helper_ran.budget == race.HELP_BUDGET * 1000 and not last_ran.is_set()
+    with Race([_rival("first", 0.2, helped=0.02), _rival("helper", 0.05, ran=helper_ran)],
+              GRAPH, relay=True) as relay:
+        assert relay.first().solver == "helper" and relay.called_in and not relay.gave_up
+
+
+def test_hipr_gives_up_past_its_push_budget():
+    """hipr as a relay's helper: past options.budget's pushes it sets its stop flag and
+    returns; a negative budget, or one it stays within, leaves it to answer."""
+    network = generators.make("washington", function=10, dim1=300, dim2=0)
+    graph, hipr = build_residual(network), get_solver("hipr")
+    alone = hipr.solve(graph, hipr.resolve(SolveOptions()))
+    for budget, gives_up in ((-1, False), (alone.counters["pushes"], False), (50, True)):
+        stop = np.zeros(1, np.uint8)
+        options = replace(hipr.resolve(SolveOptions()), stop=stop, budget=np.array([budget]))
+        answer = hipr.solve(graph, options)
+        assert bool(stop[0]) == gives_up
+        if gives_up:
+            assert 50 < answer.counters["pushes"] < alone.counters["pushes"]
+        else:
+            assert answer.counters == alone.counters
 
 
 def test_a_winners_other_phases_stay_out_of_the_races_stage_one():

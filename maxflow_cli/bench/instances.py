@@ -66,19 +66,25 @@ def generated(name: str, family_label: str, group: str, generator: str, params: 
 
 
 def preset_instances(preset_name: str, seeds) -> list[Instance]:
-    """One instance per seed of a preset; its family is the preset name less its size."""
+    """One instance per seed of a preset (one in all where its family draws no random
+    numbers: AK); its family is the preset name less its size."""
     preset = PRESETS[preset_name]
     label = preset_name.rsplit("-", 1)[0]
+    if not FAMILIES[preset.family].seeded:
+        return [generated(preset_name, label, preset_name, preset.family, preset.params)]
     return [generated(f"{preset_name}:seed={seed}", label, preset_name, preset.family,
                       preset.params | {"seed": seed})
             for seed in seeds]
 
 
 def spec_instances(generator: str, params: dict, seeds) -> list[Instance]:
-    """One instance per seed of a generator spec, named by the spec that makes it."""
+    """One instance per seed of a generator spec (one where the family draws no random
+    numbers), named by the spec that makes it."""
     shown = {p.name: p.show for p in family(generator).parameters}
     stem = f"{generator}:" + ",".join(f"{key}={shown.get(key, str)(value)}"
                                       for key, value in params.items())
+    if not family(generator).seeded:
+        return [generated(stem, generator, stem, generator, params)]
     return [generated(f"{stem},seed={seed}", generator, stem, generator, params | {"seed": seed})
             for seed in seeds]
 
@@ -132,8 +138,12 @@ def parse_instance(text: str) -> list[Instance]:
     if stem in PRESETS:
         if set(table) - {"seed"}:
             raise ParameterError(f"{text}: a preset takes only seed=... (its size is fixed)")
+        if "seed" in table:
+            FAMILIES[PRESETS[stem].family].take_seed(text)
         return preset_instances(stem, table.get("seed", [1]))
     if stem in FAMILIES:
+        if "seed" in table:
+            FAMILIES[stem].take_seed(text)
         seeds = table.pop("seed", [1])
         return [instance for values in itertools.product(*table.values())
                 for instance in spec_instances(stem, dict(zip(table, values)), seeds)]

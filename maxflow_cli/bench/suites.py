@@ -10,9 +10,11 @@
 - ``alvino2015``: Alvino 2015, §4.2 (Genrmf-wide 36, 64, 96, 128; five instances per type,
   3 runs each), printed beside the published times of tables 4.1–4.5.
 - ``shapes``: every shape we generate (the papers' five families, every scaling function of
-  Anderson's washington, 2-D and 3-D vision grids), each at every preset size of 1 M to 26 M
-  arcs (two to four sizes a shape), three seeds: where a solver's speed is measured. The
-  bounds are a rule over the presets, not a list: a new preset in that range joins.
+  Anderson's washington, 2-D and 3-D vision grids, Cherkassky & Goldberg's AK), each at every
+  preset size of 1 M to 26 M arcs (two to four sizes a shape; the bad cases and AK, whose
+  work grows faster than their arcs, at their two largest), three seeds (AK draws no random
+  numbers: one): where a solver's speed is measured. The bounds are a rule over the presets,
+  not a list: a new preset in that range joins.
 - ``shapes-small``: the same shapes at their presets of 10 k to 160 k arcs, for a CPU-only run.
 
 Seeds are 1..k: the papers do not give theirs.
@@ -106,8 +108,8 @@ SUITES: dict[str, Suite] = {
               published_note=published.HE_HONG_2010_NOTE),
         Suite("alvino2015", "Alvino 2015, §4.2 and tables 4.1–4.5: 16 sizes, 5 seeds",
               _from_presets(_ALVINO_SIZES, 5), published.ALVINO_2015, published.ALVINO_2015_NOTE),
-        Suite("shapes", "every shape (five families, washington's functions, vision grids) "
-              "at 1-26 M arcs, 3 seeds", _from_presets(_shape_presets(*SHAPES_ARCS), 3)),
+        Suite("shapes", "every shape (five families, washington's functions, vision grids, "
+              "AK) at 1-26 M arcs, 3 seeds", _from_presets(_shape_presets(*SHAPES_ARCS), 3)),
         Suite("shapes-small", "every shape at 10-160 k arcs, 3 seeds, for a CPU",
               _from_presets(_shape_presets(*SHAPES_SMALL_ARCS), 3)),
     )

@@ -146,9 +146,8 @@ def gen(
     elif list_presets:
         _list_presets()
     elif preset_name is not None:
-        chosen = preset(preset_name)
-        _generate(FAMILIES[chosen.family],
-                  chosen.params | {"seed": DEFAULT_SEED if seed is None else seed}, {}, output)
+        chosen, maker = preset(preset_name), FAMILIES[preset(preset_name).family]
+        _generate(maker, maker.with_seed(chosen.params, seed, "--seed"), {}, output)
     elif given:
         raise ParameterError("--seed and -o need --preset or a family")
     else:

@@ -45,7 +45,7 @@ NO_BOUND = 2**62  # the search never pauses (see help_bound)
 
 
 def help_bound(m: int) -> int:
-    """The search calls for help (maxflow_cli.solvers.eibfs) once its work (_work: growths,
+    """The search calls for help (maxflow_cli.solvers.eibfs) once its work (work: growths,
     pushes and orphans) passes 3m. Where the trees stay shallow, as on vision grids and
     matchings, it reached at most 1.5m by the end; where they grow deep and paths long, as on
     a path or the Washington lines and meshes, it went past 5m and the search was 3.5 to
@@ -623,7 +623,7 @@ def _growth(first, head, rev, res, open_back, label, tree, excess, stamps, bucke
 
 
 @_search_jit
-def _work(counters):
+def work(counters):
     """The search's steps so far: vertices scanned by growths, arcs pushed along, orphans."""
     return counters[GROWTHS_S] + counters[GROWTHS_T] + counters[PUSHES] + counters[ORPHANS]
 
@@ -634,9 +634,9 @@ def _search(first, head, rev, res, open_back, label, tree, excess, stamps, bucke
     """The authors' computeMaxFlow: growth steps until a tree's top level is empty; the
     next step grows T when T made fewer orphans (or as many, after an S step). Starts with
     the tree of `side` (1: S); returns 0 at the end, or, where stop[0] is set or the work
-    passes `bound` first (_work; checked a growth step), the side to resume with."""
+    passes `bound` first (work; checked a growth step), the side to resume with."""
     while True:
-        if stop[0] or _work(counters) > bound:
+        if stop[0] or work(counters) > bound:
             return side
         row = S_ROW if side > 0 else T_ROW
         state[row], state[SPARE_ROW] = state[SPARE_ROW], state[row]

@@ -578,8 +578,8 @@ def hpf_preflow(graph: ResidualGraph, res: np.ndarray, stop, times: dict,
     """Phase 1 on `graph`, `res` (the capacities) updated in place to a maximum preflow (its
     sink excess the maximum flow value), unless `stop` (a flag array or None) is set first;
     the seconds of its set-up, of phase 1 (stage1) and of settling the deficits into
-    `times`. Once its pushes pass help_bound(m), call_for_help() (when given) is called and
-    phase 1 goes on (until `stop`, which the call may set). Returns the excesses and the
+    `times`. Once its pushes pass help_bound(m), call_for_help(pushes) (when given) is
+    called and phase 1 goes on (until `stop`, which the call may set). Returns the excesses and the
     counters."""
     arrays = (graph.first, graph.head, graph.rev)
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
@@ -593,7 +593,7 @@ def hpf_preflow(graph: ResidualGraph, res: np.ndarray, stop, times: dict,
                              flag, bound, resume)[1]
 
     timed(times, "stage1", search_calling_for_help, step, False, help_bound(graph.m),
-          NO_BOUND, flag, call_for_help)
+          NO_BOUND, flag, call_for_help, lambda: int(counters[PUSHES]))
     timed(times, "settle", settle_deficits, *arrays, sink_caps, res, excess, graph.source,
           graph.sink)
     return excess, dict(zip(COUNTER_NAMES, counters.tolist()))

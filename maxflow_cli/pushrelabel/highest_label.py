@@ -25,7 +25,8 @@ COUNTER_NAMES = ("pushes", "relabels", "global_updates", "gaps", "gap_vertices",
 
 DONE = 0
 STOPPED_AT_GLOBAL_UPDATE = 1
-STOPPED = 2  # told to (a race's loser)
+STOPPED = 2  # told to (a race's loser), or past its push budget (a relay's helper)
+NO_PUSH_BUDGET = 2**62
 
 
 @numba.njit(cache=True)
@@ -180,7 +181,7 @@ def _widened(a_min, a_max, d_max, level):
 def _stage_one(first, head, rev, res, excess, label, current, first_active, first_inactive,
                b_next, b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
                counters, parallel_gap, gaps_above, seeded_from, work_budget, update_first,
-               stop):
+               stop, push_budget):
     """hi_pr's stageOne() on unsigned views (see hipr_stage_one): the buckets, by a global
     update or from the labels given, then the discharges."""
     if update_first:
@@ -194,19 +195,20 @@ def _stage_one(first, head, rev, res, excess, label, current, first_active, firs
     return _discharges(first, head, rev, res, excess, label, current, first_active,
                        first_inactive, b_next, b_prev, sink, frequency, beta, threshold,
                        stop_at_global_update, counters, parallel_gap, gaps_above, seeded_from,
-                       work_budget, stop, a_max, a_min, d_max)
+                       work_budget, stop, push_budget, a_max, a_min, d_max)
 
 
 @numba.njit(cache=True)
 def _discharges(first, head, rev, res, excess, label, current, first_active, first_inactive,
                 b_next, b_prev, sink, frequency, beta, threshold, stop_at_global_update,
-                counters, parallel_gap, gaps_above, seeded_from, work_budget, stop, a_max,
-                a_min, d_max):
+                counters, parallel_gap, gaps_above, seeded_from, work_budget, stop, push_budget,
+                a_max, a_min, d_max):
     """hi_pr's stageOne() loop, discharge() written out: the highest active vertex's in turn."""
     n = label.shape[0]
     work = pushes = 0  # pushes counted here, stored on the way out
     while a_max >= a_min:
-        if stop[0]:
+        if stop[0] or pushes > push_budget:
+            stop[0] = 1
             counters[PUSHES] += pushes
             return STOPPED
         i = first_active[a_max]
@@ -276,7 +278,8 @@ def _discharges(first, head, rev, res, excess, label, current, first_active, fir
 
 def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency, alpha, beta,
                    stop_at_global_update, counters, parallel_gap=False, gaps_above=0,
-                   seeded_from=-1, work_budget=-1, update_first=False, stop=None, work=None):
+                   seeded_from=-1, work_budget=-1, update_first=False, stop=None, work=None,
+                   push_budget=NO_PUSH_BUDGET):
     """hi_pr's stageOne() main loop on the given valid preflow state.
 
     Starts from the labels it is given (buckets are rebuilt from them). Returns DONE when no
@@ -296,8 +299,9 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
     (STOPPED_AT_GLOBAL_UPDATE) at a global update once counters[WORK] has reached it. With
     `update_first`, it starts with a global update (hi_pr's INIT_UPDATE) rather than from the
     labels it is given. With `stop` (a flag array), it returns STOPPED before the next
-    discharge once stop[0] is set. `work`: the current arcs and buckets (hipr_workspace's),
-    made here where not given.
+    discharge once stop[0] is set, and sets it itself once its pushes pass `push_budget`
+    (a relay's helper giving up: race.Race). `work`: the current arcs and buckets
+    (hipr_workspace's), made here where not given.
 
     hi_pr's discharge() is written out in _stage_one's loop, and so are its stores to the
     buckets: Numba inlines a function by binding its array arguments anew, and the reference
@@ -320,7 +324,8 @@ def hipr_stage_one(first, head, rev, res, excess, label, source, sink, frequency
                       index_view(label), current, first_active, first_inactive, b_next,
                       b_prev, source, sink, frequency, alpha, beta, stop_at_global_update,
                       counters, parallel_gap, gaps_above, n if seeded_from < 0 else seeded_from,
-                      work_budget, update_first, np.zeros(1, np.uint8) if stop is None else stop)
+                      work_budget, update_first, np.zeros(1, np.uint8) if stop is None else stop,
+                      push_budget)
 
 
 @numba.njit(cache=True)
@@ -454,13 +459,21 @@ def hipr_workspace(graph: ResidualGraph) -> tuple:
     return excess, label, work
 
 
+def push_budget(budget) -> int:
+    """The pushes a helper of a relay makes before it gives up: SolveOptions.budget's, or
+    NO_PUSH_BUDGET where there is none (None, or below 0)."""
+    return NO_PUSH_BUDGET if budget is None or budget[0] < 0 else int(budget[0])
+
+
 def hipr_preflow(graph: ResidualGraph, res: np.ndarray, params: dict, stop=None,
-                 workspace=None, exact_labels: bool = False) -> tuple[np.ndarray, dict]:
+                 workspace=None, exact_labels: bool = False,
+                 budget=None) -> tuple[np.ndarray, dict]:
     """hi_pr's init() and stage 1 on `graph`, `res` updated in place (hipr, hipr-forward);
     with `exact_labels` or params["initial_update"] 1, the labels start as the distances to
     the sink instead of hi_pr's 1: a global update before the first discharge, as hi_pr
     compiled with INIT_UPDATE does; `stop` as hipr_stage_one's; `workspace`:
-    hipr_workspace(graph)'s arrays, made here where not given. Returns the excesses and the
+    hipr_workspace(graph)'s arrays, made here where not given; `budget`: SolveOptions.budget
+    (the pushes after which it gives up, setting stop[0]). Returns the excesses and the
     counters."""
     excess, label, work = workspace or hipr_workspace(graph)
     counters = np.zeros(len(COUNTER_NAMES), np.int64)
@@ -469,7 +482,7 @@ def hipr_preflow(graph: ResidualGraph, res: np.ndarray, params: dict, stop=None,
     hipr_stage_one(*arrays, res, excess, label, graph.source, graph.sink,
                    params["global_update_frequency"], params["alpha"], params["beta"], False,
                    counters, update_first=exact_labels or params.get("initial_update", 0) == 1,
-                   stop=stop, work=work)
+                   stop=stop, work=work, push_budget=push_budget(budget))
     return excess, dict(zip(COUNTER_NAMES, counters.tolist()))
 
 

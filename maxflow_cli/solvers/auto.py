@@ -129,7 +129,7 @@ def _solve(graph: ResidualGraph, options: SolveOptions, started: float,
     times["stage1"] += chosen  # reading the shape off the graph is part of the solve
     compiled += times.pop("compile", 0.0)  # the winner's own, for a type met first
     times = ({"compile": compiled} if compiled else {}) | times
-    why = f"{no_gpu}: {_cpu_why(rivals, race.called_in, result.solver, shape)}"
+    why = f"{no_gpu}: {_cpu_why(rivals, race, result.solver, shape)}"
     return replace(result, solver="auto", winner=result.solver, times=times, why=why)
 
 
@@ -238,13 +238,18 @@ def _vertices_of_two_arcs(first) -> int:
     return count
 
 
-def _cpu_why(rivals: list, called_in: bool, winner: str, shape: str) -> str:
+def _cpu_why(rivals: list, race: Race, winner: str, shape: str) -> str:
     """What ran on the CPU, and why."""
     first, others = rivals[0][0].name, joined(rivals[1:])
     because = f", since {shape}" if shape else ""
-    if called_in:
+    gave_up = f"; {race.gave_up} tried and gave up past twice the pushes it was called " \
+        "after" if race.gave_up else ""
+    if race.called_in:
         return f"{first} ran on the CPU{because} and called for help (the " \
-            f"shape is bad for it), and {winner} took over"
+            f"shape is bad for it), and {winner} took over{gave_up}"
+    if race.gave_up:
+        return f"{first} ran on the CPU{because} and called for help (the shape is bad " \
+            f"for it){gave_up}, and {first} went on from where it called"
     if not others:
         return f"{first} ran on the CPU{because}"
     return f"{first} ran on the CPU{because} ({others} would take over if " \

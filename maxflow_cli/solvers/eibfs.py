@@ -10,6 +10,7 @@ from maxflow_cli.ibfs.eibfs import (
     eibfs_settle,
     eibfs_setup,
     help_bound,
+    work,
 )
 from maxflow_cli.pushrelabel.highest_label import answer_from_preflow
 from maxflow_cli.registry import (
@@ -54,12 +55,12 @@ def solve_eibfs(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
 
 def _search(search: tuple, counters: np.ndarray, options: SolveOptions, m: int) -> None:
     """The search until it ends or options.stop is set; where its work passes help_bound(m)
-    first, options.call_for_help() is called once (when given) and it goes on."""
+    first, options.call_for_help(work) is called once (when given) and it goes on."""
     stop = np.zeros(1, np.uint8) if options.stop is None else options.stop
     excesses = options.params["variant"] == "eibfs"
     search_calling_for_help(
         lambda bound, side: eibfs_search(*search, counters, excesses, stop, bound, side), 1,
-        help_bound(m), NO_BOUND, stop, options.call_for_help)
+        help_bound(m), NO_BOUND, stop, options.call_for_help, lambda: int(work(counters)))
 
 
 register_compiled(

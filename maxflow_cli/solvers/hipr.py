@@ -1,6 +1,8 @@
 """`hipr`: Goldberg & Cherkassky's sequential highest-label push-relabel (hi_pr 3.x); the core
 is maxflow_cli.pushrelabel.highest_label."""
 
+from functools import partial
+
 from maxflow_cli.pushrelabel.highest_label import hipr_preflow, hipr_workspace, solve_by_preflow
 from maxflow_cli.registry import HIPR_PARAMETERS, Parameter, SolveOptions, register_compiled
 from maxflow_cli.residual import ResidualGraph
@@ -9,8 +11,10 @@ from maxflow_cli.result import SolveResult
 
 def solve_hipr(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """Goldberg & Cherkassky's hi_pr: stage 1 (its arrays allocated before, as hi_pr's are
-    before its clock: the `setup` phase), then stage 2 when a flow is asked for."""
-    return solve_by_preflow("hipr", hipr_preflow, graph, options, setup=hipr_workspace)
+    before its clock: the `setup` phase), then stage 2 when a flow is asked for. Gives up
+    past options.budget's pushes (a relay's helper)."""
+    preflow = partial(hipr_preflow, budget=options.budget)
+    return solve_by_preflow("hipr", preflow, graph, options, setup=hipr_workspace)
 
 
 register_compiled(
