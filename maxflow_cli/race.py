@@ -143,7 +143,7 @@ class Rival:
     past its budget (a relay's helper)."""
 
     def __init__(self, spec, options: SolveOptions, graph, call_for_help=None):
-        self.name = spec.name
+        self.name, self.gives_up = spec.name, spec.gives_up
         self.stop = np.zeros(1, np.uint8)
         self.budget = np.full(1, -1, np.int64)  # set where it is called to help
         self.answer: SolveResult | None = None
@@ -194,15 +194,20 @@ class Race:
         return self
 
     def _call_for_help(self, work: int) -> None:
-        """The running rival of a relay is on a bad shape, `work` pushes in: the next, where
-        one is left, runs now on this thread, with a budget of HELP_BUDGET times that work.
-        Where it answers, the caller is stopped (its answer dropped); where it gives up past
-        its budget (hipr: SolveOptions.budget), the caller goes on from where it called, its
-        work kept; a helper without a budget runs to its end."""
+        """The running rival of a relay is on a bad shape, `work` pushes in. Where the next
+        can give up (SolverSpec.gives_up: hipr), it runs now on this thread, with a budget of
+        HELP_BUDGET times that work: where it answers, the caller is stopped (its answer
+        dropped); where it gives up, the caller goes on from where it called, its work kept.
+        Another next takes over: the caller is stopped (its arrays freed before the next
+        runs), and first() runs the next."""
         caller = self._running
         if caller + 1 >= len(self._all):
             return
         helper = self._all[caller + 1]
+        if not helper.gives_up:
+            self.called_in = True
+            self._all[caller].stop[0] = 1
+            return
         helper.budget[0] = HELP_BUDGET * work
         self._running = caller + 1
         helper.run(self._done)

@@ -144,6 +144,9 @@ class SolverSpec:
     # True for a CPU solver that honours SolveOptions.stop and releases the GIL while it
     # works, so that it can race on a thread (maxflow_cli.race).
     stoppable: bool = False
+    # True for a stoppable solver that gives up past SolveOptions.budget's pushes (hipr): a
+    # relay's helper that can be tried within a budget while its caller waits (race.Race).
+    gives_up: bool = False
     # The order the builder leaves each vertex's arcs in (residual.ORDERS): hi_pr's parser's,
     # which the hi_pr-derived solvers need for operation counts equal to hi_pr's (and the
     # default, so that a solver that says nothing keeps them), or input order, built with

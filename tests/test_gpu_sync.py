@@ -420,7 +420,7 @@ def test_a_rival_s_answer_ends_a_cpu_phase(monkeypatch):
         return hipr.solve(graph, hipr.resolve(SolveOptions()))
 
     monkeypatch.setattr(gpu_sync, "entrants", lambda text, want_flow: [
-        (SimpleNamespace(name="hipr", solve=later), SolveOptions())])
+        (SimpleNamespace(name="hipr", solve=later, gives_up=False), SolveOptions())])
     graph = build_residual(generators.make("genrmf", a=5, b=7, seed=3))
     started = time.perf_counter()
     result = _gpu_sync_on("cpu", graph, rivals="hipr")

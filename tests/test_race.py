@@ -51,13 +51,13 @@ def _rival(name, seconds=0.0, fails=False, stopped=None, helped=None, ran=None, 
             raise RuntimeError("no")
         res = np.full(graph.cap.shape[0], len(name), np.int64)
         return SolveResult(name, 7, res, False, {"stage1": seconds}, {"steps": 1})
-    return SimpleNamespace(name=name, solve=solve), SolveOptions()
+    return SimpleNamespace(name=name, solve=solve, gives_up=gives_up is not None), SolveOptions()
 
 
 def _on(threads, rival):
     """`rival` noting in `threads` the thread that runs it."""
     spec, options = rival
-    return SimpleNamespace(name=spec.name, solve=lambda graph, options: (
+    return SimpleNamespace(name=spec.name, gives_up=spec.gives_up, solve=lambda graph, options: (
         threads.append(threading.current_thread()) or spec.solve(graph, options))), options
 
 
@@ -196,9 +196,9 @@ def test_a_relay_runs_the_next_rival_only_where_one_calls_for_help():
 
 
 def test_a_relays_helper_that_gives_up_leaves_its_caller_to_go_on():
-    """The helper runs within the call, given HELP_BUDGET times the caller's work; where it
-    gives up, the caller goes on from where it called and answers with its own times; a
-    rival left after the helper does not run."""
+    """A helper that can give up runs within the call, given HELP_BUDGET times the caller's
+    work; where it gives up, the caller goes on from where it called and answers with its own
+    times; a rival left after the helper does not run. Where it answers, the caller stops."""
     helper_ran, last_ran, stopped = threading.Event(), threading.Event(), threading.Event()
     with Race([_rival("first", 0.2, helped=0.02),
                _rival("helper", 30, stopped=stopped, ran=helper_ran, gives_up=0.05),
@@ -207,9 +207,11 @@ def test_a_relays_helper_that_gives_up_leaves_its_caller_to_go_on():
     assert (answer.solver, answer.times) == ("first", {"stage1": 0.2})
     assert (relay.called_in, relay.gave_up) == (False, "helper") and stopped.is_set()
     assert helper_ran.budget == race.HELP_BUDGET * 1000 and not last_ran.is_set()
-    with Race([_rival("first", 0.2, helped=0.02), _rival("helper", 0.05, ran=helper_ran)],
-              GRAPH, relay=True) as relay:
+    stopped.clear()
+    with Race([_rival("first", 30, helped=0.02, stopped=stopped),
+               _rival("helper", 0.05, gives_up=10)], GRAPH, relay=True) as relay:
         assert relay.first().solver == "helper" and relay.called_in and not relay.gave_up
+    assert stopped.is_set()
 
 
 def test_hipr_gives_up_past_its_push_budget():
@@ -237,7 +239,8 @@ def test_a_winners_other_phases_stay_out_of_the_races_stage_one():
         res = np.zeros(graph.cap.shape[0], np.int64)
         return SolveResult("phased", 7, res, False, {"setup": 0.1, "stage1": 0.03, "settle":
                                                      0.01, "stage2": 0.01}, {})
-    with Race([(SimpleNamespace(name="phased", solve=solve), SolveOptions())], GRAPH) as race:
+    phased = SimpleNamespace(name="phased", solve=solve, gives_up=False)
+    with Race([(phased, SolveOptions())], GRAPH) as race:
         times = race.first().times
     assert list(times) == ["setup", "stage1", "settle", "stage2"]
     assert 0.03 <= times["stage1"] < 0.03 + 5

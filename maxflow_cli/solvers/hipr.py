@@ -24,4 +24,4 @@ register_compiled(
         "initial_update", int, 0,
         "1: a global update before the first discharge, as hi_pr compiled with INIT_UPDATE "
         "does; 0: every label starts at 1, as in hi_pr 3.6's default build", choices=(0, 1)),),
-    stoppable=True, wide_arcs=True)
+    stoppable=True, gives_up=True, wide_arcs=True)
