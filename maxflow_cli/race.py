@@ -194,12 +194,12 @@ class Race:
         return self
 
     def _call_for_help(self, work: int) -> None:
-        """The running rival of a relay is on a bad shape, `work` pushes in. Where the next
-        can give up (SolverSpec.gives_up: hipr), it runs now on this thread, with a budget of
-        HELP_BUDGET times that work: where it answers, the caller is stopped (its answer
-        dropped); where it gives up, the caller goes on from where it called, its work kept.
-        Another next takes over: the caller is stopped (its arrays freed before the next
-        runs), and first() runs the next."""
+        """The running rival of a relay is on a bad shape, after `work` (hpf: its pushes).
+        Where the next can give up (SolverSpec.gives_up: hipr), it runs now on this thread,
+        with a budget of HELP_BUDGET times that work: where it answers, the caller is
+        stopped (its answer dropped); where it gives up, the caller goes on from where it
+        called, its work kept. Another next takes over: the caller is stopped (its arrays
+        freed before the next runs), and first() runs the next."""
         caller = self._running
         if caller + 1 >= len(self._all):
             return

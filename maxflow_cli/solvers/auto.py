@@ -34,7 +34,16 @@ from maxflow_cli.chains import (
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels.devices import default_device, device_unavailable
 from maxflow_cli.kernels.gpu_sync import narrow_for_gpu
-from maxflow_cli.race import NO_RIVALS, RIVALS, Race, able, entrants, joined, takes
+from maxflow_cli.race import (
+    HELP_BUDGET,
+    NO_RIVALS,
+    RIVALS,
+    Race,
+    able,
+    entrants,
+    joined,
+    takes,
+)
 from maxflow_cli.race import prepare as prepare_rivals
 from maxflow_cli.registry import (
     SolveOptions,
@@ -242,8 +251,8 @@ def _cpu_why(rivals: list, race: Race, winner: str, shape: str) -> str:
     """What ran on the CPU, and why."""
     first, others = rivals[0][0].name, joined(rivals[1:])
     because = f", since {shape}" if shape else ""
-    gave_up = f"; {race.gave_up} tried and gave up past twice the pushes it was called " \
-        "after" if race.gave_up else ""
+    gave_up = f"; {race.gave_up} tried and gave up past {HELP_BUDGET} times the pushes " \
+        "made before the call" if race.gave_up else ""
     if race.called_in:
         return f"{first} ran on the CPU{because} and called for help (the " \
             f"shape is bad for it), and {winner} took over{gave_up}"
