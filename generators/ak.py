@@ -46,10 +46,9 @@ def check(n: int) -> None:
 def _arcs(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Tails, heads and capacities, 1-based as the original numbers them, in its order."""
     i = np.arange(n, dtype=np.int64)
-    falling = np.empty((n, 3, 2), np.int64)  # each path arc of the first gadget, then its tap
-    falling[:, :, 0] = np.stack([i + 3, i + 4, n - i + 1], axis=1)
-    falling[:, :, 1] = np.stack([i + 3, np.full(n, n + 4), np.ones(n, np.int64)], axis=1)
-    first = falling.transpose(0, 2, 1).reshape(-1, 3)
+    first = np.empty((2 * n, 3), np.int64)  # each path arc of the first gadget, then its tap
+    first[0::2] = np.stack([i + 3, i + 4, n - i + 1], axis=1)
+    first[1::2] = np.stack([i + 3, np.full(n, n + 4), np.ones(n, np.int64)], axis=1)
     ends = np.array([[n + 3, 2 * n + 4, 1], [n + 3, n + 4, 1]], np.int64)
     drain = np.stack([i + n + 4, i + n + 5, np.full(n, n + 1)], axis=1)
     d = 2 * n + 4

@@ -80,10 +80,11 @@ def preset_instances(preset_name: str, seeds) -> list[Instance]:
 def spec_instances(generator: str, params: dict, seeds) -> list[Instance]:
     """One instance per seed of a generator spec (one where the family draws no random
     numbers), named by the spec that makes it."""
-    shown = {p.name: p.show for p in family(generator).parameters}
+    chosen = family(generator)
+    shown = {p.name: p.show for p in chosen.parameters}
     stem = f"{generator}:" + ",".join(f"{key}={shown.get(key, str)(value)}"
                                       for key, value in params.items())
-    if not family(generator).seeded:
+    if not chosen.seeded:
         return [generated(stem, generator, stem, generator, params)]
     return [generated(f"{stem},seed={seed}", generator, stem, generator, params | {"seed": seed})
             for seed in seeds]

@@ -146,7 +146,8 @@ def gen(
     elif list_presets:
         _list_presets()
     elif preset_name is not None:
-        chosen, maker = preset(preset_name), FAMILIES[preset(preset_name).family]
+        chosen = preset(preset_name)
+        maker = FAMILIES[chosen.family]
         _generate(maker, maker.with_seed(chosen.params, seed, "--seed"), {}, output)
     elif given:
         raise ParameterError("--seed and -o need --preset or a family")
