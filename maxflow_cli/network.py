@@ -1,10 +1,13 @@
 """A max-flow problem as plain arrays: what readers and generators produce, what solvers take."""
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
 from maxflow_cli.limits import int_type
+
+ARRAYS = ("tails", "heads", "caps")
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,21 @@ class Network:
             heads=np.ascontiguousarray(table[:, 1], dtype=np.int32),
             caps=np.ascontiguousarray(table[:, 2], dtype=np.int64),
         )
+
+    def save(self, folder: str) -> None:
+        """Into ``folder``: the arrays as .npy files, the ends in a small text file (load)."""
+        for name in ARRAYS:
+            np.save(os.path.join(folder, f"{name}.npy"), getattr(self, name))
+        with open(os.path.join(folder, "ends.txt"), "w") as stream:
+            stream.write(f"{self.n} {self.source} {self.sink}\n")
+
+    @classmethod
+    def load(cls, folder: str) -> "Network":
+        """The network ``save`` put into ``folder``."""
+        with open(os.path.join(folder, "ends.txt")) as stream:
+            n, source, sink = map(int, stream.read().split())
+        return cls(n, source, sink, *(np.load(os.path.join(folder, f"{name}.npy"))
+                                      for name in ARRAYS))
 
 
 def narrowed(caps: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ import pytest
 from fixtures import DATA
 
 from maxflow_cli import processes
-from maxflow_cli.bench.external import DimacsInput, External, RunFailed, parse_externals
+from maxflow_cli.bench.external import External, InstanceFiles, RunFailed, parse_externals
 from maxflow_cli.bench.instances import parse_instance
 from maxflow_cli.dimacs.reader import read_network
 from maxflow_cli.errors import ParameterError
@@ -48,7 +48,7 @@ def run_once(command: str, pattern: str | None = None, timeout: float = 30.0, pa
     (external,) = parse_externals([f"x={command}"], [f"x={pattern}"] if pattern else [], timeout,
                                   set())
     network, _ = read_network(str(path))
-    dimacs = DimacsInput(str(path), network)
+    dimacs = InstanceFiles(str(path), network)
     try:
         return external.run(None, dimacs)
     finally:
@@ -128,16 +128,16 @@ def test_a_program_on_path_is_found():
 
 def test_a_plain_file_is_given_as_it_is_and_others_are_written_once(tmp_path):
     network, _ = read_network(str(CLRS))
-    plain = DimacsInput(str(CLRS), network)
+    plain = InstanceFiles(str(CLRS), network)
     assert plain.path() == str(CLRS)
     plain.close()
     packed = tmp_path / "clrs.max.gz"
     packed.write_bytes(gzip.compress(CLRS.read_bytes()))
-    unpacked = DimacsInput(str(packed), network)
+    unpacked = InstanceFiles(str(packed), network)
     assert unpacked.path() == unpacked.path() != str(packed)
     assert open(unpacked.path(), "rb").read() == CLRS.read_bytes()
     (instance,) = parse_instance("genrmf:a=3,b=4,seed=1")
-    generated = DimacsInput(None, instance.load()[0])
+    generated = InstanceFiles(None, instance.load()[0])
     written = generated.path()
     assert (read_network(written)[0].m, generated.path()) == (instance.load()[0].m, written)
     for dimacs in (unpacked, generated):
@@ -224,7 +224,7 @@ def test_a_binary_bk_file_reaches_programs_as_dimacs_text(tmp_path):
     path = tmp_path / "g.bbk"
     path.write_bytes(bbk_bytes())
     network, _ = read_network(str(path))
-    dimacs = DimacsInput(str(path), network)
+    dimacs = InstanceFiles(str(path), network)
     text, _ = read_network(dimacs.path())
     assert dimacs.path() != str(path) and open(dimacs.path(), "rb").read(2) in (b"c ", b"p ")
     assert (text.n, text.m, text.caps.tolist()) == (network.n, network.m, network.caps.tolist())

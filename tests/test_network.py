@@ -1,11 +1,11 @@
-"""The network's capacities: narrowed to int32 where every one fits, held as the graph holds
-them."""
+"""The network: its capacities narrowed to int32 where every one fits, held as the graph holds
+them; its arrays saved and loaded."""
 
 import numpy as np
 import pytest
 
 from maxflow_cli.limits import INT32_MAX, int_type
-from maxflow_cli.network import capacity_type, narrowed
+from maxflow_cli.network import Network, capacity_type, narrowed
 
 
 def test_int32_holds_every_value_up_to_its_maximum_and_no_more():
@@ -26,3 +26,13 @@ def test_int32_capacities_are_not_copied_again():
     caps = np.array([1, 2], np.int32)
     assert narrowed(caps) is caps
     assert capacity_type(np.array([1], np.int16)) is np.int64
+
+
+def test_network_arrays_saved_load_as_they_were(tmp_path):
+    network = Network.from_arcs(3, 0, 2, [(0, 1, 5), (1, 2, 2**40), (1, 1, 0)])
+    network.save(str(tmp_path))
+    loaded = Network.load(str(tmp_path))
+    assert (loaded.n, loaded.source, loaded.sink) == (3, 0, 2)
+    for name in ("tails", "heads", "caps"):
+        assert (getattr(loaded, name) == getattr(network, name)).all()
+        assert getattr(loaded, name).dtype == getattr(network, name).dtype

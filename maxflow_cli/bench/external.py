@@ -97,6 +97,7 @@ class External:
     pattern: re.Pattern | None = None
     timeout: float = DEFAULT_TIMEOUT
     kind = "external"
+    in_process = False
     device = None
 
     def bound(self, instance) -> "External":
@@ -126,12 +127,12 @@ class External:
         """The command's words, every {file} replaced by ``path``."""
         return [word.replace(FILE, path) for word in self.argv]
 
-    def run(self, graph, dimacs: "DimacsInput") -> ExternalRun:
+    def run(self, graph, files: "InstanceFiles", certify: bool = False) -> ExternalRun:
         """One run on the instance's DIMACS file (on stdin, or as {file}), in a process group
         that ends with us (processes.ProcessGroup, which measures it); RunFailed when it gives
         no flow value. Its output goes to temporary files, so that nothing it prints can fill
         a pipe while we wait for it."""
-        path = dimacs.path()
+        path = files.path()
         with open(os.devnull if self.reads_file else path, "rb") as stdin, \
                 tempfile.TemporaryFile() as output, tempfile.TemporaryFile() as errors, \
                 tempfile.TemporaryFile() as report:
@@ -259,15 +260,17 @@ def _is_binary_bk(path: str) -> bool:
         chunks.close()
 
 
-class DimacsInput:
-    """An instance as a plain DIMACS file for external programs, made when first asked for: the
-    instance's own file when it is plain DIMACS text, else a temporary file (a generated
-    instance or a binary BK file, written once from the network; a compressed DIMACS file,
-    decompressed once), removed by ``close``."""
+class InstanceFiles:
+    """An instance as files, each made when first asked for and removed by ``close``: a plain
+    DIMACS file for external programs (the instance's own file when it is plain DIMACS text,
+    else a temporary file: a generated instance or a binary BK file, written once from the
+    network; a compressed DIMACS file, decompressed once), and the network's arrays for the
+    cells that run in a child process (isolated module)."""
 
     def __init__(self, path: str | None, network: Network):
         self._source, self._network = path, network
         self._path: str | None = None
+        self._arrays: str | None = None
         self._folder: tempfile.TemporaryDirectory | None = None
 
     def path(self) -> str:
@@ -276,14 +279,26 @@ class DimacsInput:
             if text and not is_compressed(self._source):
                 self._path = self._source  # plain text: read as it is
             else:
-                self._folder = tempfile.TemporaryDirectory(prefix="maxflow-bench-")
-                self._path = os.path.join(self._folder.name, "instance.max")
+                self._path = os.path.join(self._temporary(), "instance.max")
                 with open(self._path, "wb") as stream:
                     if text:
                         stream.writelines(text_chunks(self._source))
                     else:
                         write_network(stream, self._network)
         return self._path
+
+    def arrays(self) -> str:
+        """The folder of the network's arrays (Network.save)."""
+        if self._arrays is None:
+            self._arrays = os.path.join(self._temporary(), "arrays")
+            os.mkdir(self._arrays)
+            self._network.save(self._arrays)
+        return self._arrays
+
+    def _temporary(self) -> str:
+        if self._folder is None:
+            self._folder = tempfile.TemporaryDirectory(prefix="maxflow-bench-")
+        return self._folder.name
 
     def close(self) -> None:
         if self._folder is not None:

@@ -234,6 +234,9 @@ def print_header(console: Console, run: BenchRun, instances: int, suite: Suite |
         f"{_measured(settings)}, median of >= {settings.repeat} runs and >= "
         f"{settings.min_time:g} s "
         f"per cell after {settings.warmup} warm-up; baseline {run.baseline}")
+    if settings.timeout is not None:
+        console.print(f"--timeout {settings.timeout:g}: each cell of our solvers runs in a "
+                      "child process of its own, killed where a run passes it", highlight=False)
     if run.externals:
         console.print("external programs (DIMACS on stdin, or as {file}): " + ", ".join(
             f"{label} = {run.configurations[label]['command']}"

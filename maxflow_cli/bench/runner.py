@@ -25,6 +25,9 @@ The baseline runs first on each instance; every run of every solver, warm-up run
 must give the flow value of the baseline's first run, and the certificate of that first run
 is checked (outside any timing).
 
+With ``timeout`` each cell of ours runs in a child process of its own, measured there the same
+way and killed where a run passes the timeout (isolated module).
+
 Memory, outside the timing, per cell the largest over its measured runs: ``peak_host_bytes``,
 for our solvers the peak resident set of this whole process during the run (the interpreter,
 the compiled code, the instance's network and residual graph included: what the machine had
@@ -46,8 +49,9 @@ import numpy as np
 
 from maxflow_cli import memory
 from maxflow_cli.bench.configs import label, parse_configurations
-from maxflow_cli.bench.external import DimacsInput, RunFailed
+from maxflow_cli.bench.external import InstanceFiles, RunFailed
 from maxflow_cli.bench.instances import Instance
+from maxflow_cli.bench.isolated import Children, IsolatedCell
 from maxflow_cli.bench.stats import Stats, relative_to_fastest, summarize
 from maxflow_cli.check import check_answer
 from maxflow_cli.errors import Interrupted, ParameterError, SolverUnavailable
@@ -64,6 +68,9 @@ class Settings:
     want_flow: bool = False
     interleave: bool = False  # run the configurations in turn, one run each per round
     cpu_time: bool = False  # time user CPU seconds instead of wall seconds (module docstring)
+    # each cell of ours in a child process, killed where a run passes these seconds (isolated
+    # module); None: in this process, unstopped
+    timeout: float | None = None
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,7 @@ class Choice:
     options: SolveOptions
     given: dict
     kind = "solver"
+    in_process = True
 
     @property
     def device(self) -> str:
@@ -100,7 +108,7 @@ class Choice:
         """Compile; the seconds it took."""
         return self.spec.prepare(self.options)
 
-    def run(self, graph: ResidualGraph, dimacs: DimacsInput) -> SolveResult:
+    def run(self, graph: ResidualGraph, files: InstanceFiles, certify: bool) -> SolveResult:
         return self.spec.solve(graph, self.options)
 
     def describe(self) -> dict:
@@ -242,6 +250,22 @@ def _user_seconds() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_utime
 
 
+def measured_solve(solve: Callable[[], SolveResult], cpu_time: bool
+                   ) -> tuple[SolveResult, float, dict, dict]:
+    """One solve of ours in this process: its result, wall seconds, times (with ``cpu_time``
+    its user CPU seconds as "cpu") and peaks (peak_host_bytes, peak_gpu_bytes; module
+    docstring)."""
+    memory.reset_peak_rss()
+    memory.GPU.reset()
+    cpu_started = _user_seconds()
+    started = time.perf_counter()
+    result = solve()
+    wall = time.perf_counter() - started
+    times = result.times | ({"cpu": _user_seconds() - cpu_started} if cpu_time else {})
+    return result, wall, times, {"peak_host_bytes": memory.peak_rss(),
+                                 "peak_gpu_bytes": memory.GPU.peak}
+
+
 def _medians(records: list[dict]) -> dict:
     """Per key, the median over the runs that report it."""
     keys = dict.fromkeys(key for record in records for key in record)
@@ -267,29 +291,24 @@ class _Tally:
         return self.failure is not None or (len(self.walls) >= settings.repeat
                                             and self.spent >= settings.min_time)
 
-    def run(self, graph: ResidualGraph, dimacs: DimacsInput, measured: bool,
+    def run(self, graph: ResidualGraph | None, files: InstanceFiles, measured: bool,
             reference: int | None) -> None:
         """One run, whose flow value must be ``reference`` (None: the baseline's first run, this
-        one)."""
+        one, whose answer is certified where the run is in a child: certificate)."""
         self.runs += 1
-        in_process = self.choice.kind == "solver"
-        if in_process:
-            memory.reset_peak_rss()
-        memory.GPU.reset()
-        cpu_started = _user_seconds()
-        started = time.perf_counter()
+        choice = self.choice
         try:
-            result = self.choice.run(graph, dimacs)
+            if choice.in_process:
+                result, wall, times, peaks = measured_solve(
+                    lambda: choice.run(graph, files, False), self.cpu_time)
+            else:  # its own process's: not the launcher's start (external, isolated modules)
+                result = choice.run(graph, files, reference is None)
+                wall, times = result.times["wall"], result.times
+                peaks = {"peak_host_bytes": result.peak_host_bytes,
+                         "peak_gpu_bytes": getattr(result, "peak_gpu_bytes", None)}
         except RunFailed as error:
-            self.failure = (f"{self.instance}: {self.choice.label} failed in run {self.runs}: "
-                            f"{error}")
+            self.failure = f"{self.instance}: {choice.label} failed in run {self.runs}: {error}"
             return
-        # an external program's: its own process, not the launcher's start (external module)
-        wall = time.perf_counter() - started if in_process else result.times["wall"]
-        times = result.times | ({"cpu": _user_seconds() - cpu_started}
-                                if in_process and self.cpu_time else {})
-        peaks = {"peak_host_bytes": memory.peak_rss() if in_process else result.peak_host_bytes,
-                 "peak_gpu_bytes": memory.GPU.peak if in_process else None}
         if self.first is None:
             self.first = result
         self.expected = result.flow_value if reference is None else reference
@@ -305,6 +324,11 @@ class _Tally:
             for key, value in peaks.items():
                 if value is not None:
                     self.peaks[key] = max(value, self.peaks.get(key, 0))
+
+    def close(self) -> None:
+        """End what runs the configuration apart (a child process), if anything."""
+        if hasattr(self.choice, "close"):
+            self.choice.close()
 
     def cell(self, warmup: int) -> Cell:
         mismatch = None
@@ -371,52 +395,80 @@ class _Graphs:
         return self._built[order]
 
 
-def bench_instance(instance: Instance, choices: list, settings: Settings,
+def bench_instance(instance: Instance, choices: list, settings: Settings, children: Children,
                    progress: Progress = lambda text, done: None
                    ) -> tuple[InstanceRecord, list[Cell]]:
     """Load ``instance`` once and build it in the arc orders its solvers take (_Graphs), run
     every choice on it (the baseline, first, gives the flow value every run must give), and
-    check the baseline's first answer outside the timing, on its graph."""
+    check the baseline's first answer outside the timing, on its graph. Under
+    ``settings.timeout`` our solvers run in ``children`` (isolated module), which build their
+    own graphs and certify there."""
     progress(f"{instance.name}: loading", 0)
     started = time.perf_counter()
     network, warnings = instance.load()
     read = time.perf_counter() - started
     graphs = _Graphs(network, settings.interleave)
-    baseline_order = choices[0].spec.arc_order_on(choices[0].device)
-    graphs.of(baseline_order)  # built first: a network too large to build fails here
-    record = InstanceRecord(instance, network.n, network.m, read, 0.0, warnings)
-    tallies = [_Tally(choice.bound(instance), instance.name, settings.cpu_time)
-               for choice in choices]
+    tallies = [_Tally(_isolated(choice.bound(instance), settings, children), instance.name,
+                      settings.cpu_time) for choice in choices]
     baseline = tallies[0]
-    dimacs = DimacsInput(instance.path, network)
+    baseline_order = choices[0].spec.arc_order_on(choices[0].device)
+    if baseline.choice.in_process:
+        graphs.of(baseline_order)  # built first: a network too large to build fails here
+    record = InstanceRecord(instance, network.n, network.m, read, 0.0, warnings)
+    files = InstanceFiles(instance.path, network)
     checked = False
     try:
         for tally, measured in _schedule(tallies, settings):
             if tally.failure is None:
                 progress(f"{instance.name}: {tally.choice.label}",
                          sum(t.done(settings) for t in tallies))
-                order = tally.choice.spec.arc_order_on(tally.choice.device) \
-                    if tally.choice.kind == "solver" else baseline_order
-                tally.run(graphs.of(order), dimacs, measured,
+                tally.run(_graph_of(tally.choice, graphs), files, measured,
                           baseline.first.flow_value if baseline.first else None)
-            if tally is baseline and baseline.first and not checked:
-                _check(record, graphs.of(baseline_order), baseline.first)
-                checked = True
+            if tally is baseline and not checked:
+                checked = _check(record, graphs, baseline_order, baseline)
+            if tally.done(settings):
+                tally.close()
     finally:
-        dimacs.close()
-    if not checked:
-        _check(record, graphs.of(baseline_order), baseline.first)
+        for tally in tallies:
+            tally.close()
+        files.close()
     record.build = graphs.seconds
     return record, [tally.cell(settings.warmup) for tally in tallies]
 
 
-def _check(record: InstanceRecord, graph: ResidualGraph, answer: SolveResult) -> None:
-    """The certificate of `answer` on `graph`, into `record` (outside any timing)."""
-    started = time.perf_counter()
-    certificate = check_answer(graph, answer)
-    record.check_seconds = time.perf_counter() - started
-    record.check_problems = certificate.problems
-    record.cut_capacity = certificate.cut_capacity
+def _isolated(choice, settings: Settings, children: Children):
+    """``choice``, run by its child where a timeout is set and it is ours."""
+    if settings.timeout is None or not choice.in_process:
+        return choice
+    return IsolatedCell(choice, settings.timeout, settings.cpu_time, children)
+
+
+def _graph_of(choice, graphs: _Graphs) -> ResidualGraph | None:
+    """The graph ``choice`` runs on here: its solver's order for ours in this process, the
+    baseline's for an external program (which reads the files), none for a child's."""
+    if not choice.in_process:
+        return None
+    return graphs.of(choice.spec.arc_order_on(choice.device))
+
+
+def _check(record: InstanceRecord, graphs: _Graphs, order: str, baseline: _Tally) -> bool:
+    """The certificate of the baseline's first answer into `record` (outside any timing):
+    checked here on its graph, or taken from its child; whether the baseline is done with it
+    (it failed: the record then says the answer was not checked)."""
+    answer = baseline.first
+    if answer is None:
+        if baseline.failure is not None:
+            record.check_problems = ["not checked: the baseline gave no answer"]
+        return baseline.failure is not None
+    if baseline.choice.in_process:
+        started = time.perf_counter()
+        certificate = check_answer(graphs.of(order), answer)
+        record.check_seconds = time.perf_counter() - started
+        record.check_problems, record.cut_capacity = certificate.problems, \
+            certificate.cut_capacity
+    else:
+        record.check_seconds, record.check_problems, record.cut_capacity = answer.certificate
+    return True
 
 
 def plan(choices: list, settings: Settings) -> BenchRun:
@@ -451,9 +503,10 @@ def run_benchmark(instances: list[Instance], choices: list, settings: Settings,
     run = plan(choices, settings)
     run.compile = {choice.label: choice.prepare() for choice in choices
                    if choice.kind == "solver"}
+    children = Children()  # where settings.timeout puts our solvers in child processes
     try:
         for instance in instances:
-            record, cells = bench_instance(instance, choices, settings,
+            record, cells = bench_instance(instance, choices, settings, children,
                                            lambda text, count, done=len(run.cells):
                                            progress(text, done + count))
             run.instances.append(record)
@@ -462,6 +515,8 @@ def run_benchmark(instances: list[Instance], choices: list, settings: Settings,
     except KeyboardInterrupt as interrupt:
         run.complete = False
         raise BenchInterrupted(getattr(interrupt, "signum", signal.SIGINT), run) from None
+    finally:
+        children.end()
     return run
 
 

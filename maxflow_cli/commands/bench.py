@@ -100,6 +100,11 @@ def _writer_options(command):
 @click.option("--external-timeout", type=FiniteFloat(0, min_open=True),
               default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
               help="Kill an external program's run after this long (a problem).")
+@click.option("--timeout", type=FiniteFloat(0, min_open=True), metavar="SECONDS",
+              help="Stop a run of one of our solvers after this long (a problem, as an "
+                   "external program's): each of our (instance, configuration) cells then runs "
+                   "in a child process of its own, which builds the graph and is killed when a "
+                   "run passes SECONDS. [default: our solvers run in this process, unstopped]")
 @click.option("--repeat", type=click.IntRange(1), default=5, show_default=True, metavar="N",
               help="Measured runs per cell, at least.")
 @click.option("--min-time", type=FiniteFloat(0), default=1.0, show_default=True,
@@ -133,9 +138,9 @@ def _writer_options(command):
 @click.option("--yes", is_flag=True,
               help=f"Run more than {CONFIRMED_CELLS:,} (instance, configuration) cells.")
 @_writer_options
-def run(instances, solvers, baseline, externals, patterns, external_timeout, repeat, min_time,
-        warmup, interleave, cpu_time, suite_name, seed_count, list_suites, flow, detail, relative,
-        yes, **outputs):
+def run(instances, solvers, baseline, externals, patterns, external_timeout, timeout, repeat,
+        min_time, warmup, interleave, cpu_time, suite_name, seed_count, list_suites, flow, detail,
+        relative, yes, **outputs):
     """Time solvers on instances and print a table per family with speedups over the baseline.
 
     An INSTANCE is a DIMACS file, a quoted glob ('data/*.max'), a preset with optional seeds
@@ -163,7 +168,7 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
     if list_suites:
         _list_suites()
         return
-    settings = _settings(repeat, warmup, min_time, flow, interleave, cpu_time)
+    settings = _settings(repeat, warmup, min_time, flow, interleave, cpu_time, timeout)
     if suite_name is None and not instances:
         suite_name = DEFAULT_SUITE
     suite = SUITES.get(suite_name)
@@ -206,14 +211,14 @@ def run(instances, solvers, baseline, externals, patterns, external_timeout, rep
 
 
 def _settings(repeat: int, warmup: int, min_time: float, flow: bool, interleave: bool,
-              cpu_time: bool) -> Settings:
+              cpu_time: bool, timeout: float | None) -> Settings:
     """The runner's settings; --cpu-time with --flow is refused: the solve call it times would
     hold stage 2."""
     if cpu_time and flow:
         raise ParameterError("--cpu-time times the whole solve call, which with --flow would "
                              "include stage 2: use one or the other")
     return Settings(repeat=repeat, warmup=warmup, min_time=min_time, want_flow=flow,
-                    interleave=interleave, cpu_time=cpu_time)
+                    interleave=interleave, cpu_time=cpu_time, timeout=timeout)
 
 
 def _chosen_instances(suite, seed_count: int | None, instances) -> list:
