@@ -12,7 +12,10 @@ Goldberg's bad case and Cheriyan's graph nearly every vertex is a link (Anderson
 `washington`, functions 10 and 11), and the contracted network is a fraction of the size.
 """
 
-from dataclasses import dataclass
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import numba
 import numpy as np
@@ -20,9 +23,86 @@ import numpy as np
 from maxflow_cli import memory
 from maxflow_cli.memory import residual_bytes
 from maxflow_cli.residual import ResidualGraph, build_in_hipr_order
+from maxflow_cli.result import SolveResult
 
 MANY = -2
 """link_arcs's mark of a vertex of two arcs or more, in or out (-1: none)."""
+CHAIN_SHARE = 0.5
+"""The chains are contracted where at least this share of the inner vertices are links
+(link_arcs): 98-100% on Goldberg's bad case and Cheriyan's graph, at most 1.7% on every other
+shape of the suites (0% on Dinic's bad case, a path whose every vertex also drains into the
+sink), 0-25% on the peer fixtures of more than 4 vertices (25%: an AK network; boost's
+4-vertex diamond is two one-link chains)."""
+
+
+def contracted_chains(graph: ResidualGraph) -> "Contraction | None":
+    """The network with its chains contracted where most vertices are links of them (None
+    elsewhere). Pseudoflow's merger pushes a root's excess along the whole tree path to the
+    root (Hochbaum 2008); along chains the paths grow long and each root's excess walks
+    them, O(n^2) pushes on Goldberg's bad case; a synchronous push-relabel round moves an
+    excess one arc, and the rounds grow with the chains' length. Highest-label push-relabel
+    gathers the excess at a chain's head and moves it along once; contracted, the chain is
+    one arc for every solver. The contraction's arrays are made first, the memory for them
+    checked, its set-up; where the memory available cannot hold them, the network is solved
+    as it is, and where too few vertices are links after all, the set-up's time stays on
+    the clock."""
+    enough = CHAIN_SHARE * (graph.n - 2)
+    if graph.n <= 2 or _vertices_of_two_arcs(graph.first) < enough:
+        return None  # a link has two residual arcs: its arc in's and its arc out's
+    started = time.perf_counter()
+    if memory.too_little(chain_space_bytes(graph)) is not None:
+        return None
+    space = chain_space(graph)
+    setup = time.perf_counter() - started
+    links = link_arcs(graph, space)
+    return contract(graph, space, links, setup) if links >= enough else None
+
+
+@numba.njit(cache=True)
+def _vertices_of_two_arcs(first) -> int:
+    count = 0
+    for vertex in range(first.shape[0] - 1):
+        count += first[vertex + 1] - first[vertex] == 2
+    return count
+
+
+def chains_why(graph: ResidualGraph, contraction: "Contraction") -> str:
+    return f"{contraction.links / (graph.n - 2):.0%} of the vertices are links of chains " \
+        f"(one arc in, one out), each chain contracted into one arc ({graph.n:,} vertices " \
+        f"to {contraction.graph.n:,})"
+
+
+def solve_contracted(graph: ResidualGraph, started: float,
+                     solve: Callable[[ResidualGraph, float, str], SolveResult]
+                     ) -> SolveResult | None:
+    """Where most vertices are links of chains (contracted_chains), solve(the contracted
+    network, the time its solve starts, why it is contracted), the answer carried back to
+    `graph`: stage 1 counted from `started`, the contraction's set-up apart; None elsewhere."""
+    contraction = contracted_chains(graph)
+    if not contraction:
+        return None
+    contracted = time.perf_counter()
+    result = solve(contraction.graph, contracted, chains_why(graph, contraction))
+    carried = time.perf_counter()
+    res = contraction.expanded(graph, result.res)
+    times = dict(result.times)
+    times["stage1"] += contracted - started - contraction.setup + time.perf_counter() - carried
+    times["setup"] = times.get("setup", 0.0) + contraction.setup
+    return replace(result, res=res, times=times,
+                   counters=result.counters | {"links": contraction.links})
+
+
+def prepare_contraction(tiny: ResidualGraph) -> None:
+    """Compile the contraction, its expansion and the count of two-arc vertices for each
+    arc and capacity type, on the tiny graph."""
+    for arcs, caps in itertools.product((np.int32, np.int64), repeat=2):
+        first, rev = tiny.first.astype(arcs), tiny.rev.astype(arcs)
+        chained = replace(tiny, first=first, rev=rev, caps=tiny.caps.astype(caps),
+                          arc_of_input=tiny.arc_of_input.astype(arcs))
+        space = chain_space(chained)
+        contraction = contract(chained, space, link_arcs(chained, space), 0.0)
+        contraction.expanded(chained, contraction.graph.initial_residuals())
+        _vertices_of_two_arcs(first)
 
 
 @dataclass(frozen=True)

@@ -17,25 +17,6 @@ from maxflow_cli.residual import build_residual
 from maxflow_cli.solvers import auto
 
 
-def test_the_chains_of_goldbergs_bad_case_and_cheriyans_graph_only_are_contracted():
-    """Their vertices are nearly all links of chains; a genrmf's, a grid's and the path of
-    Dinic's bad case (each vertex also drains into the sink) are not."""
-    def contracted(generator, **params):
-        graph = build_residual(generators.make(generator, **params))
-        contraction = auto._contracted_chains(graph)
-        return contraction and (auto._chains_why(graph, contraction), contraction.graph.n)
-
-    assert contracted("washington", function=10, dim1=300, dim2=0) == (
-        "100% of the vertices are links of chains (one arc in, one out), each chain "
-        "contracted into one arc (903 vertices to 4)", 4)
-    why, _ = contracted("washington", function=11, dim1=50, dim2=10, range=5)
-    assert why.startswith("87%")
-    for generator, params in (("washington", {"function": 9, "dim1": 300, "dim2": 0}),
-                              ("genrmf", {"a": 4, "b": 6, "seed": 1}),
-                              ("grid", {"shape": (20, 20), "connectivity": 4, "seed": 1})):
-        assert contracted(generator, **params) is None, generator
-
-
 @pytest.mark.parametrize("want_flow", (False, True))
 def test_on_ak_networks_hipr_gives_up_and_hpf_goes_on(want_flow):
     """Cherkassky & Goldberg's AK networks take Theta(n^2) pushes of push-relabel as of

@@ -1,6 +1,7 @@
 """`maxflow bench --timeout`: our solvers' cells in child processes (bench.isolated)."""
 
 import json
+import os
 from types import SimpleNamespace
 
 import pytest
@@ -8,7 +9,7 @@ from test_bench_cli import FAST, bench
 
 from maxflow_cli import kernels
 from maxflow_cli.bench.external import InstanceFiles, RunFailed
-from maxflow_cli.bench.isolated import Child, Children, IsolatedCell
+from maxflow_cli.bench.isolated import PARENT, Child, Children, IsolatedCell, child_environment
 from maxflow_cli.network import Network
 from maxflow_cli.registry import SolveOptions
 
@@ -77,7 +78,8 @@ def test_a_child_that_cannot_set_up_fails_with_its_reason_and_a_new_one_follows(
 
 def test_a_child_serves_its_configuration_on_instance_after_instance(tmp_path, monkeypatch):
     started, start = [], Child.__init__
-    monkeypatch.setattr(Child, "__init__", lambda child: started.append(start(child)))
+    monkeypatch.setattr(Child, "__init__",
+                        lambda child, environment: started.append(start(child, environment)))
     result, doc, cells = _doc(tmp_path, "genrmf:a=3,b=4,seed=1..3", "--solvers", "hpf",
                               "--timeout", "60")
     assert result.exit_code == 0, result.output
@@ -95,3 +97,12 @@ def test_gpu_solvers_run_in_children_with_contexts_of_their_own(tmp_path):
     assert doc["instances"][0]["check"]["ok"]
     for label in ("gpu-sync:rivals=none", "cuda"):
         assert cells[label]["failure"] is None and cells[label]["peak_gpu_bytes"] > 0
+
+
+def test_interleaved_children_wait_passively_unless_told_otherwise(monkeypatch):
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    assert child_environment(True)["OMP_WAIT_POLICY"] == "passive"
+    assert "OMP_WAIT_POLICY" not in child_environment(False)
+    assert child_environment(False)[PARENT] == str(os.getpid())
+    monkeypatch.setenv("OMP_WAIT_POLICY", "active")
+    assert child_environment(True)["OMP_WAIT_POLICY"] == "active"

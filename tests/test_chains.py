@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from oracle import max_flow_value
 
 from maxflow_cli import generators
-from maxflow_cli.chains import chain_space, contract, link_arcs
+from maxflow_cli.chains import chain_space, chains_why, contract, contracted_chains, link_arcs
 from maxflow_cli.check import check_answer
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.network import Network
@@ -131,3 +131,22 @@ def test_auto_on_chains_is_certified(network, want_flow):
     assert result.flow_value == oracle(network)
     assert check_answer(graph, result).ok
     assert result.is_flow == want_flow
+
+
+def test_the_chains_of_goldbergs_bad_case_and_cheriyans_graph_only_are_contracted():
+    """Their vertices are nearly all links of chains; a genrmf's, a grid's and the path of
+    Dinic's bad case (each vertex also drains into the sink) are not."""
+    def contracted(generator, **params):
+        graph = build_residual(generators.make(generator, **params))
+        contraction = contracted_chains(graph)
+        return contraction and (chains_why(graph, contraction), contraction.graph.n)
+
+    assert contracted("washington", function=10, dim1=300, dim2=0) == (
+        "100% of the vertices are links of chains (one arc in, one out), each chain "
+        "contracted into one arc (903 vertices to 4)", 4)
+    why, _ = contracted("washington", function=11, dim1=50, dim2=10, range=5)
+    assert why.startswith("87%")
+    for generator, params in (("washington", {"function": 9, "dim1": 300, "dim2": 0}),
+                              ("genrmf", {"a": 4, "b": 6, "seed": 1}),
+                              ("grid", {"shape": (20, 20), "connectivity": 4, "seed": 1})):
+        assert contracted(generator, **params) is None, generator

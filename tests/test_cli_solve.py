@@ -207,10 +207,10 @@ def test_auto_runs_hipr_alone_on_chains(monkeypatch, instance, share):
 def test_auto_calls_hipr_in_where_hpf_calls_for_help(monkeypatch):
     """Goldberg's bad case with the chain rule off: hpf's pushes pass the bound (n/8 an
     arc), hipr takes over, and its answer is certified."""
-    from maxflow_cli.solvers import auto
+    from maxflow_cli import chains
 
     monkeypatch.setattr(devices, "gpu_unavailable", lambda: "no NVIDIA driver: test")
-    monkeypatch.setattr(auto, "CHAIN_SHARE", 2.0)
+    monkeypatch.setattr(chains, "CHAIN_SHARE", 2.0)
     report = json.loads(run("washington:function=10,dim1=400", "--json", "--check").output)
     assert report["why"] == ("no GPU is used: hpf ran on the CPU and called for help (the shape "
                              "is bad for it), and hipr took over")

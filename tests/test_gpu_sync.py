@@ -17,7 +17,7 @@ from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.gpu_sync import C_TYPES, SyncKernels
 from maxflow_cli.network import Network
 from maxflow_cli.pushrelabel.relabel import initialize_preflow
-from maxflow_cli.race import Race
+from maxflow_cli.race import RIVALS, Race
 from maxflow_cli.registry import SolveOptions, get_solver
 from maxflow_cli.residual import build_residual, residual_type
 from maxflow_cli.solvers import gpu_sync
@@ -426,3 +426,16 @@ def test_a_rival_s_answer_ends_a_cpu_phase(monkeypatch):
     result = _gpu_sync_on("cpu", graph, rivals="hipr")
     assert time.perf_counter() - started < 20 and phases == [True]
     assert result.winner == "hipr" and check_answer(graph, result).ok
+
+
+@pytest.mark.parametrize("kind", DEVICES)
+def test_with_its_default_rivals_it_runs_on_the_chains_contracted(kind):
+    """Goldberg's bad case contracts to 4 vertices, too few for the GPU: the rivals answer,
+    and the answer is carried back to the network; --rivals none runs the engine on it as it
+    is (the test above)."""
+    graph = build_residual(generators.make("washington", function=10, dim1=300, dim2=0))
+    result = _gpu_sync_on(kind, graph, want_flow=True, rivals=RIVALS.default)
+    assert (result.flow_value, result.counters["links"], result.is_flow) == (300, 899, True)
+    assert result.res.shape == graph.head.shape and check_answer(graph, result).ok
+    assert result.why.startswith("on the network with its chains contracted, since 100% of "
+                                 "the vertices are links of chains")

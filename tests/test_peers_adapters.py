@@ -193,6 +193,17 @@ def test_int32_refusal(tmp_path, adapter):
     assert "2^31-1" in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 
+def test_eibfs_takes_a_64_bit_terminal_arc_and_refuses_a_64_bit_inner_one(tmp_path):
+    """Terminal arcs become the .bbk's int64 terminal capacities; inner arcs stay int32."""
+    program = fake(tmp_path, "print('c flow: 10\\nc init tm: 0\\nc cut tm: 0')")
+    text = "p max 4 4\nn 1 s\nn 4 t\na 1 2 3000000000\na 1 3 5\na 2 4 5\na 3 4 5\n"
+    done = run("eibfs.py", "--program", program, instance(tmp_path, text))
+    assert done.returncode == 0, done.stderr
+    inner = text.replace("p max 4 4", "p max 4 5") + "a 2 3 3000000000\n"
+    done = run("eibfs.py", "--program", program, instance(tmp_path, inner))
+    assert done.returncode == 2 and "2^31-1" in done.stderr
+
+
 def test_capacity_refusal_only_for_64_bit_flows(tmp_path):
     program = fake(tmp_path, "print('PBBS-time: 1\\nflow=10')")
     text = "p max 4 4\nn 1 s\nn 4 t\na 1 2 2000000000\na 1 3 2000000000\na 2 4 5\na 3 4 5\n"

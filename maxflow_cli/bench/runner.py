@@ -503,7 +503,7 @@ def run_benchmark(instances: list[Instance], choices: list, settings: Settings,
     run = plan(choices, settings)
     run.compile = {choice.label: choice.prepare() for choice in choices
                    if choice.kind == "solver"}
-    children = Children()  # where settings.timeout puts our solvers in child processes
+    children = Children(settings.interleave)  # where settings.timeout runs ours apart
     try:
         for instance in instances:
             record, cells = bench_instance(instance, choices, settings, children,

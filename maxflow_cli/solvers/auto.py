@@ -12,25 +12,17 @@ cores a second thread costs the first part of its core (README, "The CPU default
 rules read off the network go first: where the terminal arcs reach a large share of the
 vertices on both sides, as on vision grids and matchings, eibfs runs before them
 (_suits_eibfs), and calls for help where its trees grow deep after all
-(ibfs.eibfs.help_bound); on the chains contracted, hipr runs alone (_contracted_chains),
+(ibfs.eibfs.help_bound); on the chains contracted, hipr runs alone (chains.contracted_chains),
 sparing hpf's part before it calls.
 """
 
-import itertools
 import time
 from dataclasses import replace
 
 import numba
 import numpy as np
 
-from maxflow_cli import memory
-from maxflow_cli.chains import (
-    Contraction,
-    chain_space,
-    chain_space_bytes,
-    contract,
-    link_arcs,
-)
+from maxflow_cli.chains import prepare_contraction, solve_contracted
 from maxflow_cli.errors import ParameterError
 from maxflow_cli.kernels.devices import default_device, device_unavailable
 from maxflow_cli.kernels.gpu_sync import narrow_for_gpu
@@ -73,40 +65,17 @@ VISION_MIN_VERTICES = 1000
 it runs first (about a minute the first time, then loaded from the disk cache), and below
 this size it would save hundredths of a millisecond (a 16 x 16 grid: 0.010 ms against
 hpf's 0.025)."""
-CHAIN_SHARE = 0.5
-"""The chains are contracted, and hipr runs alone on what is left, where at least this share
-of the inner vertices are links of chains (chains.link_arcs): 98-100% on Goldberg's bad case
-and Cheriyan's graph, at most 1.7% on every other shape of the suites (0% on Dinic's bad
-case, a path whose every vertex also drains into the sink), 0-25% on the peer fixtures of more
-than 4 vertices (25%: an AK network; boost's 4-vertex diamond is two one-link chains)."""
-
-
 def solve_auto(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     """The network with its chains contracted where most vertices are links of them
-    (_contracted_chains, with the default rivals), then gpu-sync and its rivals on the GPU
-    device where the graph fills it, the rivals alone on the CPU (_solve); an answer of the
-    contracted network is carried back to the network's residual graph."""
+    (chains.solve_contracted, with the default rivals), then gpu-sync and its rivals on the
+    GPU device where the graph fills it, the rivals alone on the CPU (_solve); an answer of
+    the contracted network is carried back to the network's residual graph."""
     started = time.perf_counter()
-    contraction = None
-    if options.params["rivals"] == AUTO_RIVALS.default:
-        contraction = _contracted_chains(graph)
-    if not contraction:
-        return _solve(graph, options, started)
-    contracted = time.perf_counter()
-    result = _solve(contraction.graph, options, contracted, _chains_why(graph, contraction))
-    carried = time.perf_counter()
-    res = contraction.expanded(graph, result.res)
-    times = dict(result.times)
-    times["stage1"] += contracted - started - contraction.setup + time.perf_counter() - carried
-    times["setup"] = times.get("setup", 0.0) + contraction.setup
-    return replace(result, res=res, times=times,
-                   counters=result.counters | {"links": contraction.links})
-
-
-def _chains_why(graph: ResidualGraph, contraction: Contraction) -> str:
-    return f"{contraction.links / (graph.n - 2):.0%} of the vertices are links of chains " \
-        f"(one arc in, one out), each chain contracted into one arc ({graph.n:,} vertices " \
-        f"to {contraction.graph.n:,})"
+    if options.params["rivals"] == AUTO_RIVALS.default and (answer := solve_contracted(
+            graph, started, lambda contracted, begun, why: _solve(contracted, options, begun,
+                                                                  why))):
+        return answer
+    return _solve(graph, options, started)
 
 
 def _solve(graph: ResidualGraph, options: SolveOptions, started: float,
@@ -217,36 +186,6 @@ def _few_at_terminals(fed: float, drained: float, either: float) -> bool:
     return either < VISION_TERMINAL_COVER or min(fed, drained) < VISION_TERMINAL_SIDE
 
 
-def _contracted_chains(graph: ResidualGraph) -> Contraction | None:
-    """The network with its chains contracted where most vertices are links of them (None
-    elsewhere), for hipr. Pseudoflow's merger pushes a root's excess along the whole tree
-    path to the root (Hochbaum 2008); along chains the paths grow long and each root's
-    excess walks them, O(n^2) pushes on Goldberg's bad case. Highest-label push-relabel
-    gathers the excess at a chain's head and moves it along once; contracted, the chain is
-    one arc (chains.contract). The contraction's arrays are made first, the memory for
-    them checked, its set-up; where the memory available cannot hold them, the network is
-    solved as it is, and where too few vertices are links after all, the set-up's time
-    stays on the clock."""
-    enough = CHAIN_SHARE * (graph.n - 2)
-    if graph.n <= 2 or _vertices_of_two_arcs(graph.first) < enough:
-        return None  # a link has two residual arcs: its arc in's and its arc out's
-    started = time.perf_counter()
-    if memory.too_little(chain_space_bytes(graph)) is not None:
-        return None
-    space = chain_space(graph)
-    setup = time.perf_counter() - started
-    links = link_arcs(graph, space)
-    return contract(graph, space, links, setup) if links >= enough else None
-
-
-@numba.njit(cache=True)
-def _vertices_of_two_arcs(first) -> int:
-    count = 0
-    for vertex in range(first.shape[0] - 1):
-        count += first[vertex + 1] - first[vertex] == 2
-    return count
-
-
 def _cpu_why(rivals: list, race: Race, winner: str, shape: str) -> str:
     """What ran on the CPU, and why."""
     first, others = rivals[0][0].name, joined(rivals[1:])
@@ -276,15 +215,10 @@ def prepare_auto(options: SolveOptions) -> float:
         if options.params["rivals"] == NO_RIVALS:
             return time.perf_counter() - started
     tiny = tiny_graph()
-    for arcs, caps in itertools.product((np.int32, np.int64), repeat=2):
-        first, rev = tiny.first.astype(arcs), tiny.rev.astype(arcs)
-        chained = replace(tiny, first=first, rev=rev, caps=tiny.caps.astype(caps),
-                          arc_of_input=tiny.arc_of_input.astype(arcs))
-        space = chain_space(chained)
-        contraction = contract(chained, space, link_arcs(chained, space), 0.0)
-        contraction.expanded(chained, contraction.graph.initial_residuals())
-        _terminal_counts(tiny.n, tiny.source, tiny.sink, first, tiny.head, rev, tiny.cap)
-        _vertices_of_two_arcs(first)
+    prepare_contraction(tiny)
+    for arcs in (np.int32, np.int64):
+        _terminal_counts(tiny.n, tiny.source, tiny.sink, tiny.first.astype(arcs), tiny.head,
+                         tiny.rev.astype(arcs), tiny.cap)
     for first in ("hipr", "eibfs"):  # resolved now, read off where the shape sends them
         _cpu_rivals(options, first)
     return time.perf_counter() - started + prepare_rivals(_cpu_rivals(options, first=""),
