@@ -85,9 +85,10 @@ def test_phase_one_lifts_the_source_side_of_a_minimum_cut(path, expected):
     assert int(network.caps[crossing].sum()) == expected == int(excess[graph.sink])
 
 
-def _phase_one_paused_every(graph, pushes):
-    """Phase 1 paused each time `pushes` more pushes have passed (None: never) and resumed:
-    its labels, excesses and counters, and how many times it paused."""
+def _phase_one_paused_every(graph, pushes, at_pause=lambda excess, work: None):
+    """Phase 1 paused each time `pushes` more pushes have passed (None: never) and resumed,
+    at_pause(excesses, the search's buffer) called at each pause: its labels, excesses and
+    counters, and how many times it paused."""
     arrays, res = (graph.first, graph.head, graph.rev), graph.initial_residuals()
     excess, work, sink_caps = hpf_setup(*arrays, res, graph.arc_of_input, graph.source,
                                         graph.sink, graph.input_ordered)
@@ -98,6 +99,7 @@ def _phase_one_paused_every(graph, pushes):
                                       counters, stop, bound, pauses > 0)
         if not paused:
             return label.copy(), excess, counters, pauses
+        at_pause(excess, work)
         pauses, bound = pauses + 1, (counters[COUNTER_NAMES.index("pushes")] + pushes, 0)
 
 
@@ -112,6 +114,26 @@ def test_a_paused_phase_one_resumes_where_it_stopped(path):
     assert pauses > 10
     assert np.array_equal(label, label_p) and np.array_equal(excess, excess_p)
     assert counters.tolist() == counters_p.tolist()
+
+
+@pytest.mark.parametrize("network", [
+    read_network(str(VECTORS / "genrmf_a5_b7_c1-1_c2-10000_seed1.max"))[0],
+    generators.make("washington", function=10, dim1=200, dim2=0),
+    generators.make("ak", n=50),
+], ids=["genrmf", "goldberg-bad", "ak"])
+def test_only_roots_hold_excess(network):
+    """The pushes carry a root's excess up its tree without storing it at the vertices on
+    the way (_push_excess): right where no vertex with a parent holds any excess, the
+    normalized tree's property, checked at each pause of phase 1 (every 5 pushes)."""
+    graph = build_residual(network)
+    n, held_below = graph.n, []
+
+    def check(excess, work):
+        parent = hpf_module._views(work, n)[1][:, hpf_module.PARENT]
+        held_below.append(int(np.count_nonzero(excess[parent != n])))
+
+    pauses = _phase_one_paused_every(graph, 5, check)[3]
+    assert pauses > 10 and held_below == [0] * pauses
 
 
 @pytest.mark.parametrize("name,network,calls", [

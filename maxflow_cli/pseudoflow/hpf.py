@@ -329,33 +329,65 @@ def _split(node, rev, label, tree, out_arcs, buckets):
 
 @numba.njit(cache=True, inline="always")
 def _push_excess(start, rev, res, excess, label, tree, out_arcs, buckets, counters):
-    """Push `start`'s excess up its tree to the root, splitting the tree below each arc with
-    less residual capacity than the excess. A root that turns strong (it had no excess) is
-    filed in its bucket."""
+    """Push `start`'s excess (a vertex below its root) up its tree to the root, splitting
+    the tree below each arc with less residual capacity than the excess. A root that turns
+    strong (it had no excess) is filed in its bucket. Only roots hold excess (the tree is
+    normalized), so the excess is carried up in a register and stored where it stops."""
     n = label.shape[0]
-    node = start
-    previous_excess = 1
-    carried = excess[node]  # node's excess, carried up in a register rather than reloaded
-    pushes = splits = 0  # counted here, stored once: an increment in memory a push would
-    while carried > 0 and tree[node, PARENT] != n:  # chain every push to the one before
-        parent = tree[node, PARENT]
-        previous_excess = excess[parent]
-        a = tree[node, UP]
-        delta = min(carried, res[a])
-        res[a] -= delta
-        res[rev[a]] += delta
-        excess[parent] = previous_excess + delta
-        excess[node] = carried - delta
+    node, carried = start, excess[start]
+    excess[start] = 0
+    pushes = splits = 0
+    parent = tree[node, PARENT]
+    while parent != n and carried > 0:
+        node, parent, whole = _push_whole(node, parent, carried, rev, res, tree)
+        pushes += whole
+        if parent == n:
+            break
+        carried = _push_saturating(node, carried, rev, res, excess, label, tree, out_arcs,
+                                   buckets)
         pushes += 1
-        if carried > delta:
-            _split(node, rev, label, tree, out_arcs, buckets)
-            splits += 1
-        node = parent
-        carried = previous_excess + delta
+        splits += 1
+        node, parent = parent, tree[parent, PARENT]
+    previous_excess = excess[node]
+    excess[node] = previous_excess + carried
     counters[PUSHES] += pushes
     counters[SPLITS] += splits
-    if carried > 0 and previous_excess <= 0:
+    if node != start and previous_excess <= 0 < previous_excess + carried:
         _enqueue(node, label[node], buckets)
+
+
+@numba.njit(cache=True, inline="always")
+def _push_whole(node, parent, carried, rev, res, tree):
+    """Push `carried` up from `node` (its parent `parent`) across each arc that takes all of
+    it, nearly every push; stop at the root or below an arc that would saturate. Returns
+    (that vertex, its parent, the pushes). A loop of few values, which the compiled code
+    keeps in registers: with the splits in it, it reloaded most of them at every push
+    (README, "hpf's pushes")."""
+    n = tree.shape[0]
+    pushes = 0
+    while parent != n:
+        a = tree[node, UP]
+        residual = res[a]
+        if residual < carried:
+            break
+        res[a] = residual - carried
+        res[rev[a]] += carried
+        pushes += 1
+        node, parent = parent, tree[parent, PARENT]
+    return node, parent, pushes
+
+
+@numba.njit(cache=True, inline="always")
+def _push_saturating(node, carried, rev, res, excess, label, tree, out_arcs, buckets):
+    """Push what the arc up from `node` takes, less than `carried`: the arc saturates, and
+    `node` keeps the rest and splits off as a strong root. Returns what was pushed."""
+    a = tree[node, UP]
+    residual = res[a]
+    res[a] = 0
+    res[rev[a]] += residual
+    excess[node] = carried - residual
+    _split(node, rev, label, tree, out_arcs, buckets)
+    return residual
 
 
 @numba.njit(cache=True, inline="always")
