@@ -128,6 +128,10 @@ class SolverSpec:
     solve: Callable[[ResidualGraph, SolveOptions], SolveResult]
     prepare: Callable[[SolveOptions], float]
     parameters: tuple[Parameter, ...] = ()
+    # What `prepare` leaves to the first solve that needs it (compile_once; auto: eibfs, which
+    # only some shapes run), or None: `maxflow bench` compiles it too before it times
+    # anything, so that no run compiles it (a child's run under --timeout would count it).
+    prepare_rest: Callable[[SolveOptions], float] | None = None
     devices: tuple[str, ...] = ("cpu",)
     unavailable: Callable[[SolveOptions], str | None] = lambda options: None
     default_device: Callable[[], str] | None = None  # None: the first of `devices`

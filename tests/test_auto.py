@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from oracle import max_flow_value
 
-from maxflow_cli import generators, memory
+from maxflow_cli import generators, memory, registry
 from maxflow_cli.chains import chain_space_bytes
 from maxflow_cli.check import check_answer
 from maxflow_cli.kernels import gpu_sync as sync_kernels
@@ -41,6 +41,25 @@ def test_auto_carries_the_contracted_answer_back_and_times_the_contraction_apart
     assert (result.flow_value, result.counters["links"], result.is_flow) == (300, 899, True)
     assert result.res.shape == graph.head.shape and check_answer(graph, result).ok
     assert list(result.times) == ["setup", "stage1", "stage2"]
+
+
+def test_what_auto_leaves_to_its_first_vision_shape_compiles_once_before(monkeypatch):
+    """prepare_rest compiles the relay's eibfs, which prepare leaves to the first shape that
+    runs it first (bench compiles it before it times anything), once a process: a vision
+    grid's solve then does not compile the relay again."""
+    monkeypatch.setattr(registry, "_COMPILED_ONCE", set())
+    compiled = []
+    monkeypatch.setattr(auto, "prepare_rivals", lambda rivals, relay: compiled.append(
+        [spec.name for spec, _ in rivals]) or 1.5)
+    spec = get_solver("auto")
+    options = spec.resolve(SolveOptions(device="cpu"))
+    assert (spec.prepare_rest(options), spec.prepare_rest(options)) == (1.5, 0.0)
+    assert compiled == [["eibfs"]]
+    grid = build_residual(generators.make("grid", shape=(40, 40), connectivity=4, seed=1))
+    result = spec.solve(grid, options)
+    assert result.winner == "eibfs" and compiled == [["eibfs"]]
+    none = spec.resolve(SolveOptions(device="cpu", params={"rivals": "none"}))
+    assert spec.prepare_rest(none) == 0.0 and compiled == [["eibfs"]]
 
 
 def test_auto_on_a_gpu_runs_the_relay_on_the_cpu_where_the_graph_is_too_narrow(monkeypatch):

@@ -4,6 +4,7 @@ import itertools
 import resource
 import time
 import weakref
+from dataclasses import replace
 
 import pytest
 
@@ -49,6 +50,15 @@ def test_the_baseline_comes_first_once():
         choose_solvers("nope", "hipr", False)
     with pytest.raises(ParameterError, match="not on 'gpu'"):
         choose_solvers("hipr@gpu", "hipr", False)
+
+
+def test_compiling_includes_what_a_solver_leaves_to_its_first_solve(register):
+    """SolverSpec.prepare_rest (auto's eibfs) is compiled with the rest, before any run."""
+    register(replace(fake_solver("rested"), prepare=lambda options: 1.0,
+                     prepare_rest=lambda options: 2.0))
+    register(fake_solver("plain"))
+    rested, plain = choose_solvers("plain", "rested", False)
+    assert (rested.prepare(), plain.prepare()) == (3.0, 0.0)
 
 
 def test_solvers_run_by_default_only_on_their_own_device(register):

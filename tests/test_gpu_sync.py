@@ -218,17 +218,50 @@ def test_the_gpu_pays_only_where_the_graph_fills_the_engines_rounds(monkeypatch,
         "400" if narrow else "")
 
 
-def test_on_a_graph_too_narrow_for_the_gpu_the_rivals_race_alone(monkeypatch):
+def test_on_a_graph_too_narrow_for_the_gpu_the_cpu_runs_it_as_auto_does(monkeypatch):
+    """With the default rivals: hpf first, hipr where it calls for help, as auto on the CPU."""
     monkeypatch.setattr(sync_kernels, "vertices_at_once", lambda graph: 10**6)
     monkeypatch.setattr(gpu_sync, "Engine", lambda *args, **kwargs: pytest.fail("engine ran"))
+    monkeypatch.setattr(gpu_sync, "Race", lambda *args, **kwargs: pytest.fail("threads raced"))
     graph = build_residual(generators.make("washington-rlg", rows=8, levels=16, cap=100, seed=2))
     spec = get_solver("gpu-sync")
     options = replace(spec.resolve(SolveOptions(want_flow=True, device="cpu")), device="gpu")
     result = spec.solve(graph, options)
+    assert check_answer(graph, result).ok and result.is_flow and result.winner == "hpf"
+    assert result.solver == "gpu-sync" and result.why.startswith(
+        "the GPU would not pay: its rounds discharge 1,000,000 vertices at once, and the graph "
+        "has 128: hpf ran on the CPU")
+    assert list(result.times)[:2] == ["setup", "stage1"]
+
+
+def test_on_chains_contracted_too_narrow_for_the_gpu_hipr_runs_alone(monkeypatch):
+    """Goldberg's bad case contracted leaves a graph too narrow for the GPU: hipr alone on
+    the CPU, as auto runs it on chains contracted (hpf's trees would grow deep first)."""
+    monkeypatch.setattr(sync_kernels, "vertices_at_once", lambda graph: 10**6)
+    monkeypatch.setattr(gpu_sync, "Engine", lambda *args, **kwargs: pytest.fail("engine ran"))
+    graph = build_residual(generators.make("washington", function=10, dim1=300, dim2=0))
+    spec = get_solver("gpu-sync")
+    options = replace(spec.resolve(SolveOptions(want_flow=True, device="cpu")), device="gpu")
+    result = spec.solve(graph, options)
+    assert check_answer(graph, result).ok and result.flow_value == 300
+    assert (result.solver, result.winner, result.counters["links"]) == ("gpu-sync", "hipr", 899)
+    assert result.why.startswith("on the network with its chains contracted, since ")
+    assert result.why.endswith(": the GPU would not pay: its rounds discharge 1,000,000 "
+                               "vertices at once, and the graph has 2: hipr ran on the CPU")
+
+
+def test_on_a_graph_too_narrow_for_the_gpu_the_rivals_named_race_alone(monkeypatch):
+    monkeypatch.setattr(sync_kernels, "vertices_at_once", lambda graph: 10**6)
+    monkeypatch.setattr(gpu_sync, "Engine", lambda *args, **kwargs: pytest.fail("engine ran"))
+    graph = build_residual(generators.make("washington-rlg", rows=8, levels=16, cap=100, seed=2))
+    spec = get_solver("gpu-sync")
+    options = replace(spec.resolve(SolveOptions(want_flow=True, device="cpu",
+                                                params={"rivals": "hpf+hipr"})), device="gpu")
+    result = spec.solve(graph, options)
     assert check_answer(graph, result).ok and result.winner in ("hipr", "hpf")
     assert result.solver == "gpu-sync" and result.why == (
         "the GPU would not pay: its rounds discharge 1,000,000 vertices at once, and the graph "
-        f"has 128: {result.winner} answered first of hipr and hpf")
+        f"has 128: {result.winner} answered first of hpf and hipr")
 
 
 @pytest.mark.parametrize("kind", DEVICES)

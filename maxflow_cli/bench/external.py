@@ -109,6 +109,9 @@ class External:
                 "input": "file" if self.reads_file else "stdin",
                 "pattern": self.pattern.pattern if self.pattern else None, "timeout": self.timeout}
 
+    def close(self) -> None:
+        """Nothing to end: each run's process ends with the run."""
+
     @property
     def params(self) -> dict:
         return {}

@@ -157,17 +157,16 @@ class IsolatedCell:
     """A configuration of ours (runner.Choice) on one instance, run by its child (Children):
     the instance is loaded and built there before the first run, dropped by ``close``."""
 
-    kind = "solver"
     in_process = False
 
     def __init__(self, choice, timeout: float, cpu_time: bool, children: Children):
         self.choice, self.timeout, self.cpu_time = choice, timeout, cpu_time
-        self.label, self.spec, self.options = choice.label, choice.spec, choice.options
-        self.device, self.params = choice.device, choice.params
         self._children, self._child = children, None
 
-    def describe(self) -> dict:
-        return self.choice.describe()
+    def __getattr__(self, name: str):
+        """What the configuration is (label, spec, options, device, params, kind, describe):
+        its Choice's."""
+        return getattr(self.choice, name)
 
     def run(self, graph, files, certify: bool = False) -> IsolatedRun:
         """One run (``graph`` is not used: the child builds its own), certified where

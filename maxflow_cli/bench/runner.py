@@ -105,8 +105,10 @@ class Choice:
         return replace(self, options=options)
 
     def prepare(self) -> float:
-        """Compile; the seconds it took."""
-        return self.spec.prepare(self.options)
+        """Compile, what the solver leaves to its first solve included; the seconds it
+        took."""
+        rest = self.spec.prepare_rest
+        return self.spec.prepare(self.options) + (rest(self.options) if rest else 0.0)
 
     def run(self, graph: ResidualGraph, files: InstanceFiles, certify: bool) -> SolveResult:
         return self.spec.solve(graph, self.options)
@@ -114,6 +116,9 @@ class Choice:
     def describe(self) -> dict:
         return {"kind": self.kind, "solver": self.spec.name, "device": self.device,
                 "params": self.given}
+
+    def close(self) -> None:
+        """Nothing to end: the configuration runs in this process."""
 
 
 def default_solvers() -> list[str]:
@@ -327,8 +332,7 @@ class _Tally:
 
     def close(self) -> None:
         """End what runs the configuration apart (a child process), if anything."""
-        if hasattr(self.choice, "close"):
-            self.choice.close()
+        self.choice.close()
 
     def cell(self, warmup: int) -> Cell:
         mismatch = None
@@ -424,8 +428,9 @@ def bench_instance(instance: Instance, choices: list, settings: Settings, childr
                          sum(t.done(settings) for t in tallies))
                 tally.run(_graph_of(tally.choice, graphs), files, measured,
                           baseline.first.flow_value if baseline.first else None)
-            if tally is baseline and not checked:
-                checked = _check(record, graphs, baseline_order, baseline)
+            if tally is baseline and not checked and _settled(baseline):
+                _certify(record, graphs, baseline_order, baseline)
+                checked = True
             if tally.done(settings):
                 tally.close()
     finally:
@@ -451,16 +456,19 @@ def _graph_of(choice, graphs: _Graphs) -> ResidualGraph | None:
     return graphs.of(choice.spec.arc_order_on(choice.device))
 
 
-def _check(record: InstanceRecord, graphs: _Graphs, order: str, baseline: _Tally) -> bool:
-    """The certificate of the baseline's first answer into `record` (outside any timing):
-    checked here on its graph, or taken from its child; whether the baseline is done with it
-    (it failed: the record then says the answer was not checked)."""
+def _settled(baseline: _Tally) -> bool:
+    """Whether the baseline has given its first answer, or failed before giving one."""
+    return baseline.first is not None or baseline.failure is not None
+
+
+def _certify(record: InstanceRecord, graphs: _Graphs, order: str, baseline: _Tally) -> None:
+    """The certificate of the settled baseline's first answer into `record` (outside any
+    timing): checked here on its graph, or taken from its child; where it gave none, the
+    record says the answer was not checked."""
     answer = baseline.first
     if answer is None:
-        if baseline.failure is not None:
-            record.check_problems = ["not checked: the baseline gave no answer"]
-        return baseline.failure is not None
-    if baseline.choice.in_process:
+        record.check_problems = ["not checked: the baseline gave no answer"]
+    elif baseline.choice.in_process:
         started = time.perf_counter()
         certificate = check_answer(graphs.of(order), answer)
         record.check_seconds = time.perf_counter() - started
@@ -468,7 +476,6 @@ def _check(record: InstanceRecord, graphs: _Graphs, order: str, baseline: _Tally
             certificate.cut_capacity
     else:
         record.check_seconds, record.check_problems, record.cut_capacity = answer.certificate
-    return True
 
 
 def plan(choices: list, settings: Settings) -> BenchRun:

@@ -225,6 +225,14 @@ def prepare_auto(options: SolveOptions) -> float:
                                                           relay=True)
 
 
+def prepare_auto_rest(options: SolveOptions) -> float:
+    """Compile what prepare_auto leaves to the first shape that runs it: eibfs, first of
+    the relay (_compile_once), unless no rival runs."""
+    if options.params["rivals"] == NO_RIVALS:
+        return 0.0
+    return _compile_once(_cpu_rivals(options, "eibfs")[0])
+
+
 def _gpu_sync_options(options: SolveOptions) -> SolveOptions:
     return get_solver("gpu-sync").resolve(SolveOptions(options.want_flow, "gpu", {
         "rivals": options.params["rivals"]}))
@@ -257,4 +265,4 @@ register(SolverSpec(
     "over where hpf calls for help", "ours", solve_auto, prepare_auto, (AUTO_RIVALS,),
     devices=("gpu", "cpu"), unavailable=device_unavailable, default_device=default_device,
     falls_back_to_cpu=True, in_default_bench=False, wide_arcs=True,
-    gpu_arc_order=INPUT_ORDER))
+    gpu_arc_order=INPUT_ORDER, prepare_rest=prepare_auto_rest))

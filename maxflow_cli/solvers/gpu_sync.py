@@ -28,7 +28,8 @@ few vertices costs its barriers, a BFS level over a few its barrier, and a verte
 degree its lanes' scan of every arc: the tails of long paths and Goldberg's bad case.) Its
 rivals (maxflow_cli.race) race it on CPU threads, and the host looks for their answer
 between launches; on a graph with fewer vertices than the rounds discharge at once
-(kernels.gpu_sync.narrow_for_gpu) they race alone. With ``--device cpu`` the kernels' Numba
+(kernels.gpu_sync.narrow_for_gpu) the CPU runs alone, the default rivals as auto's relay
+runs them. With ``--device cpu`` the kernels' Numba
 twins run the same loop on CPU threads.
 """
 
@@ -62,6 +63,7 @@ from maxflow_cli.registry import (
     SolveOptions,
     compile_for_graph,
     compile_once,
+    get_solver,
     register_with_kernels,
     tiny_graph,
 )
@@ -379,21 +381,20 @@ def solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
     it is."""
     if options.params["rivals"] == RIVALS.default and (answer := solve_contracted(
             graph, time.perf_counter(), lambda contracted, started, why: replace(
-                result := _solve_gpu_sync(contracted, options),
+                result := _solve_gpu_sync(contracted, options, chains=True),
                 why=f"on the network with its chains contracted, since {why}: {result.why}"))):
         return answer
     return _solve_gpu_sync(graph, options)
 
 
-def _solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
+def _solve_gpu_sync(graph: ResidualGraph, options: SolveOptions,
+                    chains: bool = False) -> SolveResult:
     """The GPU engine, raced by its rivals on the CPU where there are some: the first answer
-    wins. On a graph too narrow for the GPU (narrow_for_gpu) the rivals race alone."""
+    wins. On a graph too narrow for the GPU (narrow_for_gpu) the CPU runs alone
+    (_solve_narrow); `chains`: `graph` is the network with its chains contracted."""
     rivals = able(entrants(options.params["rivals"], options.want_flow), graph)
     if rivals and (narrow := narrow_for_gpu(graph, options.device)):
-        with Race(rivals, graph) as race:
-            answer = race.first()
-        return replace(answer, solver="gpu-sync", winner=answer.solver,
-                       why=f"{narrow}: {answer.solver} answered first of {joined(rivals)}")
+        return _solve_narrow(graph, options, rivals, narrow, chains)
     compiled = _compile_for(graph, options)
     started = time.perf_counter()
     with Race(rivals, graph) as race:
@@ -426,6 +427,32 @@ def _solve_gpu_sync(graph: ResidualGraph, options: SolveOptions) -> SolveResult:
                        engine.trace, winner="gpu-sync" if rivals else "", why=why)
 
 
+def _solve_narrow(graph: ResidualGraph, options: SolveOptions, rivals: list, narrow: str,
+                  chains: bool) -> SolveResult:
+    """On a graph too narrow for the GPU, the CPU alone: with the default rivals, as auto
+    runs them there (hpf, hipr taking over where it calls for help; eibfs first on
+    vision-like shapes; hipr alone on the chains contracted), each set-up timed apart, as it
+    is for the solvers they race; the rivals named race alone on threads of their own, each
+    set-up on the clock."""
+    if options.params["rivals"] == RIVALS.default:
+        auto = get_solver("auto")
+        answer = auto.solve(graph, _auto_options(auto, options, "hipr" if chains else None))
+        return replace(answer, solver="gpu-sync")
+    with Race(rivals, graph) as race:
+        answer = race.first()
+    return replace(answer, solver="gpu-sync", winner=answer.solver,
+                   why=f"{narrow}: {answer.solver} answered first of {joined(rivals)}")
+
+
+def _auto_options(auto, options: SolveOptions, rivals: str | None) -> SolveOptions:
+    """auto's options on gpu-sync's device, with `rivals` (None: its default): resolved for
+    the CPU, where it runs, so that on the GPU it weighs the graph as gpu-sync did and says
+    why it runs there."""
+    params = {} if rivals is None else {"rivals": rivals}
+    return replace(auto.resolve(SolveOptions(options.want_flow, "cpu", params)),
+                   device=options.device)
+
+
 def hand_over_reason(engine: Engine) -> str:
     """Why the CPU finished stage 1, and from what."""
     phase = engine.trace[-1]
@@ -440,10 +467,21 @@ def prepare_gpu_sync(options: SolveOptions) -> float:
     started = time.perf_counter()
     if options.params["rivals"] == RIVALS.default:
         prepare_contraction(tiny_graph())
+        auto = get_solver("auto")
+        auto.prepare(auto.resolve(SolveOptions(options.want_flow, "cpu")))  # _solve_narrow
     seconds = time.perf_counter() - started + _compile_for(tiny_graph(), options)
     if options.params["hand_over"] == "auto":
         seconds += compile_hand_over(options.params)
     return seconds + prepare_rivals(entrants(options.params["rivals"], options.want_flow))
+
+
+def prepare_gpu_sync_rest(options: SolveOptions) -> float:
+    """What auto's relay leaves to its first solve (_solve_narrow runs the relay with the
+    default rivals): the seconds it took."""
+    if options.params["rivals"] != RIVALS.default:
+        return 0.0
+    auto = get_solver("auto")
+    return auto.prepare_rest(auto.resolve(SolveOptions(options.want_flow, "cpu")))
 
 
 def _compile_for(graph: ResidualGraph, options: SolveOptions) -> float:
@@ -496,4 +534,4 @@ register_with_kernels(
                   "(and hands back when its global update is due or its time is up); "
                   "never: the device alone", choices=("auto", "never")),
         RIVALS,
-    ), prepare=prepare_gpu_sync, wide_arcs=True)
+    ), prepare=prepare_gpu_sync, prepare_rest=prepare_gpu_sync_rest, wide_arcs=True)
