@@ -41,7 +41,7 @@ from dataclasses import replace
 import numpy as np
 
 from maxflow_cli import generators
-from maxflow_cli.chains import prepare_contraction, solve_contracted
+from maxflow_cli.chains import solve_contracted
 from maxflow_cli.kernels import gpu_sync_cpu
 from maxflow_cli.kernels.declarations import SYNC_COUNTS
 from maxflow_cli.kernels.gpu_sync import C_TYPES, SyncKernels, narrow_for_gpu
@@ -435,8 +435,10 @@ def _solve_narrow(graph: ResidualGraph, options: SolveOptions, rivals: list, nar
     is for the solvers they race; the rivals named race alone on threads of their own, each
     set-up on the clock."""
     if options.params["rivals"] == RIVALS.default:
-        auto = get_solver("auto")
-        answer = auto.solve(graph, _auto_options(auto, options, "hipr" if chains else None))
+        auto, on_cpu = _relay(options.want_flow, "hipr" if chains else None)
+        # on gpu-sync's device, auto weighs the graph as gpu-sync did and says why it runs
+        # on the CPU
+        answer = auto.solve(graph, replace(on_cpu, device=options.device))
         return replace(answer, solver="gpu-sync")
     with Race(rivals, graph) as race:
         answer = race.first()
@@ -444,13 +446,12 @@ def _solve_narrow(graph: ResidualGraph, options: SolveOptions, rivals: list, nar
                    why=f"{narrow}: {answer.solver} answered first of {joined(rivals)}")
 
 
-def _auto_options(auto, options: SolveOptions, rivals: str | None) -> SolveOptions:
-    """auto's options on gpu-sync's device, with `rivals` (None: its default): resolved for
-    the CPU, where it runs, so that on the GPU it weighs the graph as gpu-sync did and says
-    why it runs there."""
+def _relay(want_flow: bool, rivals: str | None = None) -> tuple:
+    """auto, whose relay runs on graphs too narrow for the GPU, and its options on the CPU,
+    with `rivals` (None: its default)."""
+    auto = get_solver("auto")
     params = {} if rivals is None else {"rivals": rivals}
-    return replace(auto.resolve(SolveOptions(options.want_flow, "cpu", params)),
-                   device=options.device)
+    return auto, auto.resolve(SolveOptions(want_flow, "cpu", params))
 
 
 def hand_over_reason(engine: Engine) -> str:
@@ -464,12 +465,11 @@ def hand_over_reason(engine: Engine) -> str:
 
 def prepare_gpu_sync(options: SolveOptions) -> float:
     """Compile the engine on a tiny graph, then each rival: the seconds it took."""
-    started = time.perf_counter()
-    if options.params["rivals"] == RIVALS.default:
-        prepare_contraction(tiny_graph())
-        auto = get_solver("auto")
-        auto.prepare(auto.resolve(SolveOptions(options.want_flow, "cpu")))  # _solve_narrow
-    seconds = time.perf_counter() - started + _compile_for(tiny_graph(), options)
+    seconds = 0.0
+    if options.params["rivals"] == RIVALS.default:  # the relay and the chains' contraction
+        auto, on_cpu = _relay(options.want_flow)
+        seconds = auto.prepare(on_cpu)
+    seconds += _compile_for(tiny_graph(), options)
     if options.params["hand_over"] == "auto":
         seconds += compile_hand_over(options.params)
     return seconds + prepare_rivals(entrants(options.params["rivals"], options.want_flow))
@@ -480,8 +480,8 @@ def prepare_gpu_sync_rest(options: SolveOptions) -> float:
     default rivals): the seconds it took."""
     if options.params["rivals"] != RIVALS.default:
         return 0.0
-    auto = get_solver("auto")
-    return auto.prepare_rest(auto.resolve(SolveOptions(options.want_flow, "cpu")))
+    auto, on_cpu = _relay(options.want_flow)
+    return auto.prepare_rest(on_cpu)
 
 
 def _compile_for(graph: ResidualGraph, options: SolveOptions) -> float:
