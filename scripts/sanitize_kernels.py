@@ -6,9 +6,10 @@ checked against hipr's flow value and certified: the driver to run under compute
     python scripts/sanitize_kernels.py --device cpu     # the Numba twins (no GPU needed)
 
 The graphs: a 4-connected grid (wide rounds and BFS levels), a Washington line (hundreds of
-BFS levels and rounds of a few vertices, which gpu-sync runs in one block), Dinic's bad case
-(a path whose sink joins every vertex: a BFS level of one hub) and a small genrmf. gpu-sync
-also runs alone (no rivals, no hand-over to the CPU), so that its kernels do all the work.
+BFS levels and rounds of a few vertices), Dinic's bad case at n = 9,000 (a path whose sink
+joins every vertex: a BFS level of one hub of 9,000 arcs, then one of 9,000 vertices) and a
+small genrmf. gpu-sync also runs alone (no rivals, no hand-over to the CPU), so that its
+kernels do all the work.
 Kept small: under the sanitizer a kernel runs tens of times slower. Prints a line per run;
 exits 1 where an answer is wrong.
 """
@@ -25,8 +26,8 @@ GRAPHS = {
     "grid-c4-24x24": ("grid", {"shape": (24, 24), "connectivity": 4, "seed": 1}),
     "basic-line-60x8x8": ("washington", {"function": 6, "dim1": 60, "dim2": 8, "range": 8,
                                          "seed": 1}),
-    "dinic-bad-400": ("washington", {"function": 9, "dim1": 400, "dim2": 0, "range": 100,
-                                     "seed": 1}),
+    "dinic-bad-9000": ("washington", {"function": 9, "dim1": 9000, "dim2": 0, "range": 100,
+                                      "seed": 1}),
     "genrmf-4x6": ("genrmf", {"a": 4, "b": 6, "seed": 1}),
 }
 ENGINE_ALONE = {"rivals": "none", "hand_over": "never"}
