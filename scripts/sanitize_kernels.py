@@ -34,9 +34,10 @@ ENGINE_ALONE = {"rivals": "none", "hand_over": "never"}
 
 
 def gpu_solvers() -> list[str]:
-    """The solvers with kernels: those that run on the GPU device, auto aside (it runs
-    gpu-sync)."""
-    return [name for name, spec in solvers().items() if "gpu" in spec.devices and name != "auto"]
+    """The solvers with kernels: those that run on the GPU device and need it there (auto,
+    which falls back to the CPU, runs gpu-sync's)."""
+    return [name for name, spec in solvers().items()
+            if "gpu" in spec.devices and not spec.falls_back_to_cpu]
 
 
 def runs(names: list[str]) -> list[tuple[str, dict]]:
