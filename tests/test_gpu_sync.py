@@ -43,8 +43,24 @@ def _hub(spokes: int) -> Network:
                                                                for v in range(1, spokes)])
 
 
+def _narrow_wide_narrow(path: int, layer: int) -> Network:
+    """Two paths of `path` vertices joined by a layer of `layer` vertices, all between the
+    last vertex of one and the first of the other: a BFS from the sink has `path` levels of
+    one vertex, one level of the whole layer, and `path` levels of one vertex again (the
+    first of them a vertex of `layer` + 1 arcs)."""
+    sink_side = list(range(1, path + 1))  # 1 joins the sink
+    joint = list(range(path + 1, path + layer + 1))
+    far = list(range(path + layer + 1, 2 * path + layer + 1))  # the first joins the layer
+    source, sink = 0, 2 * path + layer + 1
+    arcs = [(sink_side[0], sink, 7), (source, far[-1], 5), (source, joint[0], 3)]
+    arcs += [(v + 1, v, 7) for v in sink_side[:-1]] + [(v + 1, v, 7) for v in far[:-1]]
+    arcs += [(w, sink_side[-1], 1) for w in joint] + [(far[0], w, 1) for w in joint]
+    return Network.from_arcs(sink + 1, source, sink, arcs)
+
+
 GRAPHS = {"rlg": lambda: generators.make("washington-rlg", rows=8, levels=16, cap=100, seed=2),
-          "hub": lambda: _hub(300_000)}
+          "hub": lambda: _hub(300_000),
+          "narrow-wide-narrow": lambda: _narrow_wide_narrow(40, 3000)}
 
 
 @pytest.mark.parametrize("shape", GRAPHS)
@@ -287,6 +303,23 @@ def test_the_engine_alone_or_raced_answers_the_maximum_flow(monkeypatch, kind, r
         engine = f"gpu-sync's engine (on the {kind})"
         assert result.why.startswith(
             f"{engine if result.winner == 'gpu-sync' else result.winner} answered before ")
+
+
+@pytest.mark.parametrize("kind", DEVICES)
+@pytest.mark.parametrize("family,params", [
+    ("genrmf", {"a": 24, "b": 5, "seed": 3}),  # 576 vertices fed by the source: wide rounds
+    ("washington", {"function": 8, "dim1": 400, "dim2": 8, "range": 8, "seed": 5}),  # a line
+])
+def test_the_engine_alone_answers_where_its_rounds_go_from_wide_to_narrow(kind, family,
+                                                                         params):
+    """The engine alone, without a CPU phase, ends in a maximum preflow where its rounds go
+    from hundreds of vertices to a few (a genrmf fed at one face; a line's last rounds)."""
+    graph = build_residual(generators.make(family, **params))
+    result = _gpu_sync_on(kind, graph, hand_over="never")
+    hipr = get_solver("hipr")
+    expected = hipr.solve(graph, hipr.resolve(SolveOptions()))
+    assert result.flow_value == expected.flow_value and check_answer(graph, result).ok
+    assert result.counters["rounds"] > 0 and "cpu_phases" not in result.counters
 
 
 @pytest.mark.parametrize("want_flow", [False, True])
