@@ -146,6 +146,33 @@ def test_a_plain_file_is_given_as_it_is_and_others_are_written_once(tmp_path):
         assert not os.path.exists(temporary)
 
 
+KEEPS_A_FILE = """
+import os, sys
+folder = os.environ["MAXFLOW_INSTANCE_CACHE"]
+runs = len(os.listdir(folder))
+open(os.path.join(folder, f"run{runs}"), "w").close()
+print("s", runs)
+"""
+
+
+def test_each_instance_gives_its_programs_a_folder_of_its_own_while_it_runs(tmp_path):
+    """External programs find MAXFLOW_INSTANCE_CACHE, the same folder from one run of an
+    instance to the next (here each run counts the files of the runs before it), empty
+    for another instance and removed with the instance's files."""
+    (external,) = parse_externals([f"x={program(tmp_path, 'keeps', KEEPS_A_FILE)}"], [], 30.0,
+                                  set())
+    network, _ = read_network(str(CLRS))
+    first, second = InstanceFiles(str(CLRS), network), InstanceFiles(str(CLRS), network)
+    try:
+        assert [external.run(None, first).flow_value for _ in range(3)] == [0, 1, 2]
+        assert external.run(None, second).flow_value == 0
+        folder = first.cache()
+    finally:
+        first.close()
+        second.close()
+    assert not os.path.exists(folder)
+
+
 READ_FILE = """
 import re, sys
 assert sys.stdin.read() == "", "stdin is not /dev/null"

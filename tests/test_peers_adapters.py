@@ -174,6 +174,46 @@ def test_eibfs_passes_algorithm_and_bbk(tmp_path):
     assert "c cut tm: 0.125000" in done.stdout and "c init tm: 0.500000" in done.stdout
 
 
+def test_a_conversion_is_kept_in_the_instance_folder_bench_names(tmp_path, monkeypatch):
+    """Under `maxflow bench` (MAXFLOW_INSTANCE_CACHE) an instance is converted once; a new
+    file (another size or modification time) is converted again; elsewhere, every time."""
+    calls = []
+
+    def convert(graph, path):
+        calls.append(path)
+        Path(path).write_text(str(graph.m))
+
+    work, folder, file = tmp_path / "work", tmp_path / "cache", instance(tmp_path)
+    work.mkdir()
+    path, _ = peerlib.converted(file, str(work), "g.txt", convert)
+    assert Path(path).parent == work and len(calls) == 1
+    folder.mkdir()
+    monkeypatch.setenv(peerlib.INSTANCE_CACHE, str(folder))
+    kept = [peerlib.converted(file, str(work), "g.txt", convert)[0] for _ in range(3)]
+    assert len(set(kept)) == 1 and Path(kept[0]).parent == folder and len(calls) == 2
+    assert Path(kept[0]).read_text() == "10" and sorted(os.listdir(folder)) == [
+        Path(kept[0]).name]
+    instance(tmp_path, CLRS.replace("a 5 6 4\n", "a 5 6 4\na 5 6 1\n").replace(
+        "p max 6 10", "p max 6 11"))  # the same path, rewritten
+    again, _ = peerlib.converted(file, str(work), "g.txt", convert)
+    assert again != kept[0] and Path(again).read_text() == "11" and len(calls) == 3
+    assert peerlib.converted(file, str(work), "other.txt", convert)[0] not in (kept[0], again)
+
+
+def test_a_refused_conversion_leaves_nothing_in_the_instance_folder(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    monkeypatch.setenv(peerlib.INSTANCE_CACHE, str(folder))
+    text = "p max 4 4\nn 1 s\nn 4 t\na 1 2 2000000000\na 1 3 2000000000\na 2 4 5\na 3 4 5\n"
+    program = fake(tmp_path, "raise SystemExit('must not run')")
+    for _ in range(2):
+        done = subprocess.run([sys.executable, str(PEERS / "hpf.py"), "--program", program,
+                               instance(tmp_path, text)], capture_output=True, text=True,
+                              env=os.environ | {peerlib.INSTANCE_CACHE: str(folder)})
+        assert done.returncode == 2 and "2^31-1" in done.stderr
+    assert os.listdir(folder) == []
+
+
 def test_wbpr_parses_kernel_time(tmp_path):
     program = fake(tmp_path, "assert sys.argv[1:4] == ['-v', '2', '-f']\n"
                              "print('Total kernel time: 12.5 ms')\n"

@@ -54,6 +54,11 @@ NAME = re.compile(r"[A-Za-z0-9_.+-]+")
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 FILE = "{file}"
 """In COMMAND, the path of the instance's plain DIMACS file."""
+INSTANCE_CACHE = "MAXFLOW_INSTANCE_CACHE"
+"""Set for every external run to a folder of the instance's own, empty at its first run and
+removed with its files (InstanceFiles.cache): where a program that converts the instance
+into a format of its own (the peers' adapters, scripts/peers/peerlib.py) may keep the
+conversion for the instance's next runs."""
 QUOTED = 200
 """How many characters of a program's output a problem quotes."""
 
@@ -141,7 +146,8 @@ class External:
                 tempfile.TemporaryFile() as report:
             try:
                 with ProcessGroup(self.arguments(path), report=report, stdin=stdin,
-                                  stdout=output, stderr=errors) as group:
+                                  stdout=output, stderr=errors,
+                                  env=os.environ | {INSTANCE_CACHE: files.cache()}) as group:
                     if not group.wait(self.timeout):
                         raise RunFailed(f"ran past --external-timeout {self.timeout:g} s "
                                         "and was killed")
@@ -267,8 +273,9 @@ class InstanceFiles:
     """An instance as files, each made when first asked for and removed by ``close``: a plain
     DIMACS file for external programs (the instance's own file when it is plain DIMACS text,
     else a temporary file: a generated instance or a binary BK file, written once from the
-    network; a compressed DIMACS file, decompressed once), and the network's arrays for the
-    cells that run in a child process (isolated module)."""
+    network; a compressed DIMACS file, decompressed once), the network's arrays for the
+    cells that run in a child process (isolated module), and a folder where external
+    programs keep their conversions of it (INSTANCE_CACHE)."""
 
     def __init__(self, path: str | None, network: Network):
         self._source, self._network = path, network
@@ -297,6 +304,12 @@ class InstanceFiles:
             os.mkdir(self._arrays)
             self._network.save(self._arrays)
         return self._arrays
+
+    def cache(self) -> str:
+        """The instance's folder for the external programs' conversions (INSTANCE_CACHE)."""
+        folder = os.path.join(self._temporary(), "cache")
+        os.makedirs(folder, exist_ok=True)
+        return folder
 
     def _temporary(self) -> str:
         if self._folder is None:

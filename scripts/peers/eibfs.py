@@ -22,11 +22,9 @@ ALGORITHMS = ("eibfs", "eibfs_i", "eibfs_i_nr")
 
 
 def solve(args, workdir) -> None:
-    started = peerlib.clock()
-    graph = peerlib.load(args.file)
-    path = os.path.join(workdir, "instance.bbk")
-    peerlib.write_bbk(peerlib.terminal_form(graph), path)
-    converted = peerlib.clock() - started
+    path, converted = peerlib.converted(
+        args.file, workdir, "terminal-form.bbk",
+        lambda graph, path: peerlib.write_bbk(peerlib.terminal_form(graph), path))
     output = peerlib.run_program([args.program, args.algo, path], timeout=args.timeout)
     flow = int(peerlib.last_match(r"^c flow:\s*(-?\d+)\s*$", output, "'c flow:' line"))
     seconds = float(peerlib.last_match(r"^c cut tm:\s*(\S+)\s*$", output, "'c cut tm:' line"))

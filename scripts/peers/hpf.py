@@ -21,12 +21,12 @@ PBBS_FLOW = r"^flow=(-?\d+)\s*$"
 
 def run_pbbs(args, workdir, flows_too: bool, env=None) -> None:
     """Convert, check the 32-bit range, run a PBBS max-flow program and report."""
-    started = peerlib.clock()
-    graph = peerlib.load(args.file)
-    peerlib.check_int32(graph, flows_too=flows_too)
-    path = os.path.join(workdir, "instance.flow")
-    peerlib.write_pbbs_flow_graph(graph, path)
-    converted = peerlib.clock() - started
+    def convert(graph, path):
+        peerlib.check_int32(graph, flows_too=flows_too)
+        peerlib.write_pbbs_flow_graph(graph, path)
+
+    name = "checked-flows.flow" if flows_too else "checked-capacities.flow"
+    path, converted = peerlib.converted(args.file, workdir, name, convert)
     output = peerlib.run_program([args.program, path], env=env, timeout=args.timeout)
     flow = int(peerlib.last_match(PBBS_FLOW, output, "'flow=' line"))
     seconds = float(peerlib.last_match(PBBS_TIME, output, "'PBBS-time:' line"))
