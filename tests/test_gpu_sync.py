@@ -290,7 +290,7 @@ def test_the_engine_alone_or_raced_answers_the_maximum_flow(monkeypatch, kind, r
     spec = get_solver("gpu-sync")
     options = spec.resolve(SolveOptions(want_flow=True, device=kind, params={"rivals": rivals}))
     result = spec.solve(graph, options)
-    expected = get_solver("hipr").solve(graph, get_solver("hipr").resolve(SolveOptions()))
+    expected = _hipr_answer(graph)
     assert result.flow_value == expected.flow_value and result.is_flow
     assert check_answer(graph, result).ok
     if rivals == "none":
@@ -316,8 +316,7 @@ def test_the_engine_alone_answers_where_its_rounds_go_from_wide_to_narrow(kind, 
     from hundreds of vertices to a few (a genrmf fed at one face; a line's last rounds)."""
     graph = build_residual(generators.make(family, **params))
     result = _gpu_sync_on(kind, graph, hand_over="never")
-    hipr = get_solver("hipr")
-    expected = hipr.solve(graph, hipr.resolve(SolveOptions()))
+    expected = _hipr_answer(graph)
     assert result.flow_value == expected.flow_value and check_answer(graph, result).ok
     assert result.counters["rounds"] > 0 and "cpu_phases" not in result.counters
 
@@ -386,15 +385,20 @@ def _gpu_sync_on(kind: str, graph, want_flow=False, **params):
         "rivals": "none"} | params)))
 
 
+def _hipr_answer(graph):
+    """hipr's answer, the reference value (and pushes) the engine is checked against."""
+    hipr = get_solver("hipr")
+    return hipr.solve(graph, hipr.resolve(SolveOptions()))
+
+
 @pytest.mark.parametrize("kind", DEVICES)
 @pytest.mark.parametrize("n", [2000, 6000])
 def test_the_engine_does_not_collapse_on_goldbergs_bad_case(kind, n):
     """Issue 22: the engine pushed O(n^2) times where hi_pr pushes O(n); handed to hipr once
     its active set is small, it pushes at most 20 times as often as hipr."""
     graph = build_residual(generators.make("washington", function=10, dim1=n, dim2=0))
-    hipr = get_solver("hipr")
     result = _gpu_sync_on(kind, graph)
-    expected = hipr.solve(graph, hipr.resolve(SolveOptions()))
+    expected = _hipr_answer(graph)
     assert result.flow_value == expected.flow_value and check_answer(graph, result).ok
     pushes = result.counters["pushes"] + result.counters["cpu_pushes"]
     assert pushes <= 20 * expected.counters["pushes"]
@@ -437,9 +441,8 @@ def test_a_preflow_handed_back_and_forth_gives_the_maximum_flow(monkeypatch, kin
     graph = build_residual(generators.make(family, **params))
     assert residual_type(graph) == np.uint16  # every width holds these residuals
     monkeypatch.setattr(gpu_sync, "residual_type", lambda graph: res_type)
-    hipr = get_solver("hipr")
     result = _gpu_sync_on(kind, graph, want_flow, global_update_frequency=4.0)
-    expected = hipr.solve(graph, hipr.resolve(SolveOptions()))
+    expected = _hipr_answer(graph)
     assert result.flow_value == expected.flow_value and check_answer(graph, result).ok
     assert result.is_flow == want_flow
     outcomes = [entry["outcome"] for entry in result.trace if "cpu_phase" in entry]
@@ -479,11 +482,10 @@ def test_a_rival_s_answer_ends_a_cpu_phase(monkeypatch):
         return False
 
     monkeypatch.setattr(gpu_sync.CpuFinish, "run", until_stopped)
-    hipr = get_solver("hipr")
 
     def later(graph, options):  # hipr, answering once the engine is well into its phase
         time.sleep(0.3)
-        return hipr.solve(graph, hipr.resolve(SolveOptions()))
+        return _hipr_answer(graph)
 
     monkeypatch.setattr(gpu_sync, "entrants", lambda text, want_flow: [
         (SimpleNamespace(name="hipr", solve=later, gives_up=False), SolveOptions())])
